@@ -1,0 +1,13 @@
+# infoflow_discover_boost_tests(target [LABELS ...]): after each build, list the test tree of a
+# Boost.Test module and register one CTest entry per test case (Boost has no gtest_discover_tests).
+function(infoflow_discover_boost_tests target)
+  cmake_parse_arguments(ARG "" "" "LABELS" ${ARGN})
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "OUT=${out}"
+            -D "PREFIX=${target}" -D "LABELS=${ARG_LABELS}"
+            -D "WORKDIR=${CMAKE_CURRENT_BINARY_DIR}"
+            -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BoostTestAddTests.cmake"
+    BYPRODUCTS "${out}" VERBATIM)
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${out}")
+endfunction()

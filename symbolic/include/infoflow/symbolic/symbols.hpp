@@ -1,0 +1,85 @@
+#ifndef INFOFLOW_SYMBOLIC_SYMBOLS_HPP_
+#define INFOFLOW_SYMBOLIC_SYMBOLS_HPP_
+
+/// \file
+/// The one registry of the theory's symbols (THEORY.md section 1) with their domains.
+/// GiNaC tells symbols apart by object, not by name, so every expression of the project is
+/// built from the symbols held here; two `possymbol("T")` would be different unknowns.
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ginac/ginac.h>
+
+namespace infoflow::symbolic {
+
+/// What a symbol stands for; it decides how two entries share it (see theorems/check).
+enum class Role {
+  kPrecision,     ///< eps, the approximation precision
+  kProblem,       ///< a property of the target or the input (T, d, k, T0, D, gamma)
+  kArchitecture,  ///< a property of the model (L, h, E, n, s)
+  kConstant,      ///< an unknown positive constant of one theorem (c, c0): never shared
+};
+
+/// A symbol and its domain: lower <= x (or lower < x), optionally x < upper, integer or real.
+/// Every symbol is positive, so GiNaC's `possymbol` holds it.
+struct SymbolInfo {
+  std::string name;     ///< as written in formulas: "T0"
+  std::string latex;    ///< as typeset: "T_0"
+  std::string meaning;  ///< one line for `infoflow symbols` and the docs
+  Role role = Role::kProblem;
+  bool integer = true;
+  GiNaC::numeric lower = 1;
+  bool lower_strict = false;
+  std::optional<GiNaC::numeric> upper;  ///< strict upper bound, if any (eps < 1)
+  GiNaC::possymbol symbol;
+  std::size_t order = 0;  ///< position in the registry: the printing order of monomials
+};
+
+/// The registry. `standard()` holds THEORY.md section 1; copies renamed apart (an entry's own
+/// constant c, say) are added on demand and live as long as the registry.
+class SymbolRegistry {
+ public:
+  static SymbolRegistry& standard();
+
+  /// The symbol of that name, or nullptr.
+  [[nodiscard]] const SymbolInfo* find(std::string_view name) const;
+  /// The symbol of that name; throws std::out_of_range for a name the registry lacks.
+  [[nodiscard]] const SymbolInfo& at(std::string_view name) const;
+  /// Information about a GiNaC symbol of this registry; throws std::out_of_range otherwise.
+  [[nodiscard]] const SymbolInfo& info(const GiNaC::ex& symbol) const;
+  [[nodiscard]] bool contains(const GiNaC::ex& symbol) const;
+
+  /// A copy of `original` with the same domain, told apart by `tag` (name "c@tag"): used to
+  /// keep one theorem's constants or architecture apart from another's. Cached per (name, tag).
+  const SymbolInfo& renamed(const SymbolInfo& original, std::string_view tag);
+
+  /// The symbols in registry order (renamed copies after the standard ones).
+  [[nodiscard]] std::vector<const SymbolInfo*> all() const;
+
+  /// The precision symbol eps.
+  [[nodiscard]] const GiNaC::possymbol& eps() const { return at("eps").symbol; }
+  /// The sequence length T.
+  [[nodiscard]] const GiNaC::possymbol& seq_len() const { return at("T").symbol; }
+
+ private:
+  SymbolRegistry();
+  const SymbolInfo& add(SymbolInfo info);
+
+  mutable std::mutex mutex_;
+  std::deque<SymbolInfo> symbols_;  // deque: references stay valid as copies are added
+  std::map<std::string, std::size_t, std::less<>> by_name_;
+  std::map<GiNaC::ex, std::size_t, GiNaC::ex_is_less> by_symbol_;
+};
+
+/// The symbols occurring in `e`, in registry order.
+std::vector<const SymbolInfo*> symbols_of(const GiNaC::ex& e);
+
+}  // namespace infoflow::symbolic
+
+#endif  // INFOFLOW_SYMBOLIC_SYMBOLS_HPP_

@@ -1,0 +1,366 @@
+#include "infoflow/symbolic/expression.hpp"
+
+#include <cctype>
+#include <utility>
+
+#include "infoflow/symbolic/symbols.hpp"
+
+namespace infoflow::symbolic {
+namespace {
+
+bool is_function(std::string_view name) {
+  return name == "log" || name == "exp" || name == "sqrt";
+}
+
+/// Recursive descent over one string; positions are 0-based internally.
+class Parser {
+ public:
+  Parser(std::string_view text, SourceLocation where) : text_(text), where_(std::move(where)) {}
+
+  Expr expression_only() {
+    Expr e = expression();
+    skip_space();
+    if (pos_ < text_.size()) fail(pos_, "unexpected '" + std::string(1, text_[pos_]) + "'");
+    return e;
+  }
+
+  std::vector<Relation> relations() {
+    std::vector<Relation> out;
+    Expr left = expression();
+    skip_space();
+    while (pos_ < text_.size()) {
+      const std::size_t op_pos = pos_;
+      const RelOp op = relop();
+      Expr right = expression();
+      out.push_back(Relation{left, op, right});
+      left = std::move(right);
+      skip_space();
+      if (pos_ < text_.size() && !at_relop()) {
+        fail(pos_, "unexpected '" + std::string(1, text_[pos_]) + "'");
+      }
+      (void)op_pos;
+    }
+    if (out.empty()) fail(pos_, "expected a relation (<, <=, >, >=, ==, !=)");
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t at, const std::string& message) const {
+    SourceLocation loc = where_;
+    if (loc.line == 0) loc.line = 1;
+    loc.column = (loc.column == 0 ? 1 : loc.column) + at;
+    throw InputError(loc, message + " in \"" + std::string(text_) + "\"");
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  bool at_relop() {
+    skip_space();
+    if (pos_ >= text_.size()) return false;
+    const char c = text_[pos_];
+    return c == '<' || c == '>' || c == '!' ||
+           (c == '=' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '=');
+  }
+
+  RelOp relop() {
+    skip_space();
+    const std::string_view rest = text_.substr(pos_);
+    const auto take = [&](std::size_t n, RelOp op) {
+      pos_ += n;
+      return op;
+    };
+    if (rest.starts_with("<=")) return take(2, RelOp::kLessEqual);
+    if (rest.starts_with(">=")) return take(2, RelOp::kGreaterEqual);
+    if (rest.starts_with("==")) return take(2, RelOp::kEqual);
+    if (rest.starts_with("!=")) return take(2, RelOp::kNotEqual);
+    if (rest.starts_with("<")) return take(1, RelOp::kLess);
+    if (rest.starts_with(">")) return take(1, RelOp::kGreater);
+    if (rest.starts_with("=")) fail(pos_, "'=' is not a relation; write '=='");
+    fail(pos_, "expected a relation (<, <=, >, >=, ==, !=)");
+  }
+
+  Expr node(Expr::Kind kind, std::size_t at, std::vector<Expr> args, std::string text = {}) {
+    Expr e;
+    e.kind = kind;
+    e.text = std::move(text);
+    e.args = std::move(args);
+    e.column = at + 1;
+    return e;
+  }
+
+  Expr expression() {
+    skip_space();
+    const std::size_t start = pos_;
+    Expr left = term();
+    for (;;) {
+      skip_space();
+      if (pos_ >= text_.size() || (text_[pos_] != '+' && text_[pos_] != '-')) return left;
+      const Expr::Kind kind = text_[pos_] == '+' ? Expr::Kind::kAdd : Expr::Kind::kSub;
+      ++pos_;
+      Expr right = term();
+      left = node(kind, start, {std::move(left), std::move(right)});
+    }
+  }
+
+  Expr term() {
+    skip_space();
+    const std::size_t start = pos_;
+    Expr left = unary();
+    for (;;) {
+      skip_space();
+      if (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                  text_[pos_] == '(')) {
+        fail(pos_, "missing operator (write '*' for a product)");
+      }
+      if (pos_ >= text_.size() || (text_[pos_] != '*' && text_[pos_] != '/')) return left;
+      const Expr::Kind kind = text_[pos_] == '*' ? Expr::Kind::kMul : Expr::Kind::kDiv;
+      ++pos_;
+      Expr right = unary();
+      left = node(kind, start, {std::move(left), std::move(right)});
+    }
+  }
+
+  Expr unary() {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == '-') {
+      const std::size_t start = pos_++;
+      return node(Expr::Kind::kNeg, start, {unary()});
+    }
+    return power();
+  }
+
+  Expr power() {
+    skip_space();
+    const std::size_t start = pos_;
+    Expr base = primary();
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == '^') {
+      ++pos_;
+      return node(Expr::Kind::kPow, start, {std::move(base), unary()});
+    }
+    if (text_.substr(pos_).starts_with("**")) fail(pos_, "use '^' for powers, not '**'");
+    return base;
+  }
+
+  Expr primary() {
+    skip_space();
+    if (pos_ >= text_.size()) fail(pos_, "unexpected end of expression");
+    const std::size_t start = pos_;
+    const char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E')) {
+        fail(start, "only integers are allowed (write 3/2, not 1.5): exponents must stay exact");
+      }
+      return node(Expr::Kind::kInteger, start, {}, std::string(text_.substr(start, pos_ - start)));
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (pos_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+        ++pos_;
+      }
+      std::string name(text_.substr(start, pos_ - start));
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == '(') {
+        if (!is_function(name)) fail(start, "unknown function '" + name + "' (known: log, exp, sqrt)");
+        ++pos_;
+        Expr arg = expression();
+        expect(')');
+        return node(Expr::Kind::kCall, start, {std::move(arg)}, name);
+      }
+      if (is_function(name)) fail(start, "function '" + name + "' needs an argument in parentheses");
+      if (SymbolRegistry::standard().find(name) == nullptr) {
+        fail(start, "unknown symbol '" + name + "'" + suggestion(name));
+      }
+      return node(Expr::Kind::kSymbol, start, {}, name);
+    }
+    if (c == '(') {
+      ++pos_;
+      Expr inner = expression();
+      expect(')');
+      return inner;
+    }
+    fail(pos_, "unexpected '" + std::string(1, c) + "'");
+  }
+
+  static std::string suggestion(const std::string& name) {
+    if (name == "epsilon" || name == "e") return " (precision is 'eps')";
+    if (name == "T_0") return " (write 'T0')";
+    if (name == "c_0") return " (write 'c0')";
+    return " (see `infoflow symbols`)";
+  }
+
+  void expect(char closing) {
+    skip_space();
+    if (pos_ >= text_.size() || text_[pos_] != closing) {
+      fail(pos_, std::string("expected '") + closing + "'");
+    }
+    ++pos_;
+  }
+
+  std::string_view text_;
+  SourceLocation where_;
+  std::size_t pos_ = 0;
+};
+
+enum Precedence { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
+
+int precedence(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kAdd:
+    case Expr::Kind::kSub: return kSum;
+    case Expr::Kind::kMul:
+    case Expr::Kind::kDiv: return kProduct;
+    case Expr::Kind::kNeg: return kUnary;
+    case Expr::Kind::kPow: return kPower;
+    default: return kAtom;
+  }
+}
+
+std::string text_of(const Expr& e);
+
+std::string text_wrapped(const Expr& e, int min_precedence) {
+  const std::string inner = text_of(e);
+  return precedence(e) < min_precedence ? "(" + inner + ")" : inner;
+}
+
+std::string text_of(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kInteger:
+    case Expr::Kind::kSymbol: return e.text;
+    case Expr::Kind::kAdd: return text_wrapped(e.args[0], kSum) + " + " + text_wrapped(e.args[1], kSum);
+    case Expr::Kind::kSub:
+      return text_wrapped(e.args[0], kSum) + " - " + text_wrapped(e.args[1], kProduct);
+    case Expr::Kind::kMul:
+      return text_wrapped(e.args[0], kProduct) + "*" + text_wrapped(e.args[1], kUnary);
+    case Expr::Kind::kDiv:
+      return text_wrapped(e.args[0], kProduct) + "/" + text_wrapped(e.args[1], kPower);
+    case Expr::Kind::kNeg: return "-" + text_wrapped(e.args[0], kUnary);
+    case Expr::Kind::kPow:
+      return text_wrapped(e.args[0], kAtom) + "^" + text_wrapped(e.args[1], kAtom);
+    case Expr::Kind::kCall: return e.text + "(" + text_of(e.args[0]) + ")";
+  }
+  return {};
+}
+
+std::string latex_of(const Expr& e);
+
+std::string latex_wrapped(const Expr& e, int min_precedence) {
+  const std::string inner = latex_of(e);
+  return precedence(e) < min_precedence ? "\\left(" + inner + "\\right)" : inner;
+}
+
+bool starts_with_digit(const std::string& s) {
+  return !s.empty() && std::isdigit(static_cast<unsigned char>(s.front()));
+}
+
+std::string latex_of(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kInteger: return e.text;
+    case Expr::Kind::kSymbol: return SymbolRegistry::standard().at(e.text).latex;
+    case Expr::Kind::kAdd:
+      return latex_wrapped(e.args[0], kSum) + " + " + latex_wrapped(e.args[1], kSum);
+    case Expr::Kind::kSub:
+      return latex_wrapped(e.args[0], kSum) + " - " + latex_wrapped(e.args[1], kProduct);
+    case Expr::Kind::kMul: {
+      const std::string right = latex_wrapped(e.args[1], kUnary);
+      const char* joint = starts_with_digit(right) ? " \\cdot " : " ";
+      return latex_wrapped(e.args[0], kProduct) + joint + right;
+    }
+    case Expr::Kind::kDiv:
+      // -(a)/b is parsed as (-(a))/b; typeset the sign in front of the fraction.
+      if (e.args[0].kind == Expr::Kind::kNeg) {
+        return "-\\frac{" + latex_of(e.args[0].args[0]) + "}{" + latex_of(e.args[1]) + "}";
+      }
+      return "\\frac{" + latex_of(e.args[0]) + "}{" + latex_of(e.args[1]) + "}";
+    case Expr::Kind::kNeg: return "-" + latex_wrapped(e.args[0], kUnary);
+    case Expr::Kind::kPow: {
+      const Expr& base = e.args[0];
+      if (base.kind == Expr::Kind::kCall && base.text == "log") {
+        return "\\log^{" + latex_of(e.args[1]) + "}\\left(" + latex_of(base.args[0]) + "\\right)";
+      }
+      return latex_wrapped(base, kAtom) + "^{" + latex_of(e.args[1]) + "}";
+    }
+    case Expr::Kind::kCall:
+      if (e.text == "sqrt") return "\\sqrt{" + latex_of(e.args[0]) + "}";
+      return "\\" + e.text + "\\left(" + latex_of(e.args[0]) + "\\right)";
+  }
+  return {};
+}
+
+}  // namespace
+
+Expr parse_expression(std::string_view text, const SourceLocation& where) {
+  return Parser(text, where).expression_only();
+}
+
+std::vector<Relation> parse_relations(std::string_view text, const SourceLocation& where) {
+  return Parser(text, where).relations();
+}
+
+GiNaC::ex to_ex(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kInteger: return GiNaC::numeric(e.text.c_str());
+    case Expr::Kind::kSymbol: return SymbolRegistry::standard().at(e.text).symbol;
+    case Expr::Kind::kAdd: return to_ex(e.args[0]) + to_ex(e.args[1]);
+    case Expr::Kind::kSub: return to_ex(e.args[0]) - to_ex(e.args[1]);
+    case Expr::Kind::kMul: return to_ex(e.args[0]) * to_ex(e.args[1]);
+    case Expr::Kind::kDiv: {
+      const GiNaC::ex den = to_ex(e.args[1]);
+      if (den.is_zero()) throw InputError("division by zero in \"" + to_text(e) + "\"");
+      return to_ex(e.args[0]) / den;
+    }
+    case Expr::Kind::kNeg: return -to_ex(e.args[0]);
+    case Expr::Kind::kPow: return GiNaC::pow(to_ex(e.args[0]), to_ex(e.args[1]));
+    case Expr::Kind::kCall: {
+      const GiNaC::ex arg = to_ex(e.args[0]);
+      if (e.text == "log") return GiNaC::log(arg);
+      if (e.text == "exp") return GiNaC::exp(arg);
+      return GiNaC::sqrt(arg);
+    }
+  }
+  return 0;
+}
+
+GiNaC::ex to_ex_difference(const Relation& relation) {
+  return to_ex(relation.lhs) - to_ex(relation.rhs);
+}
+
+std::string to_text(const Expr& expr) { return text_of(expr); }
+std::string to_latex(const Expr& expr) { return latex_of(expr); }
+
+std::string to_text(RelOp op) {
+  switch (op) {
+    case RelOp::kLess: return "<";
+    case RelOp::kLessEqual: return "<=";
+    case RelOp::kGreater: return ">";
+    case RelOp::kGreaterEqual: return ">=";
+    case RelOp::kEqual: return "==";
+    case RelOp::kNotEqual: return "!=";
+  }
+  return {};
+}
+
+std::string to_latex(RelOp op) {
+  switch (op) {
+    case RelOp::kLess: return "<";
+    case RelOp::kLessEqual: return "\\le";
+    case RelOp::kGreater: return ">";
+    case RelOp::kGreaterEqual: return "\\ge";
+    case RelOp::kEqual: return "=";
+    case RelOp::kNotEqual: return "\\ne";
+  }
+  return {};
+}
+
+std::string to_text(const Relation& r) {
+  return to_text(r.lhs) + " " + to_text(r.op) + " " + to_text(r.rhs);
+}
+
+std::string to_latex(const Relation& r) {
+  return to_latex(r.lhs) + " " + to_latex(r.op) + " " + to_latex(r.rhs);
+}
+
+}  // namespace infoflow::symbolic

@@ -1,0 +1,405 @@
+#include "infoflow/symbolic/sign.hpp"
+
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <z3++.h>
+
+#include "infoflow/symbolic/canonical.hpp"
+
+namespace infoflow::symbolic {
+namespace {
+
+using GiNaC::ex;
+using GiNaC::numeric;
+
+/// Thrown inside translation when an expression is not a polynomial Z3 can take.
+struct NotPolynomial : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// `num/den op 0`, both sides expanded polynomials; `den_positive` when GiNaC proved den > 0.
+struct Condition {
+  ex num;
+  ex den;
+  RelOp op = RelOp::kGreater;
+  bool den_positive = true;
+};
+
+Condition make_condition(const ex& e, RelOp op) {
+  const ex normal = e.normal();
+  Condition c;
+  c.num = normal.numer().expand();
+  c.den = normal.denom().expand();
+  c.op = op;
+  c.den_positive = c.den.info(GiNaC::info_flags::positive);
+  return c;
+}
+
+bool holds(const numeric& value, RelOp op) {
+  switch (op) {
+    case RelOp::kLess: return value.is_negative();
+    case RelOp::kLessEqual: return !value.is_positive();
+    case RelOp::kGreater: return value.is_positive();
+    case RelOp::kGreaterEqual: return !value.is_negative();
+    case RelOp::kEqual: return value.is_zero();
+    case RelOp::kNotEqual: return !value.is_zero();
+  }
+  return false;
+}
+
+std::string numeral_text(const numeric& q) {
+  std::ostringstream out;
+  out << GiNaC::abs(q);
+  return out.str();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Domain and Witness
+
+void Domain::require(const ex& lhs_minus_rhs, RelOp op, std::string origin) {
+  constraints_.push_back(Constraint{lhs_minus_rhs, op, std::move(origin)});
+}
+
+void Domain::require(const Relation& relation, std::string origin) {
+  require(to_ex_difference(relation), relation.op, std::move(origin));
+}
+
+void Domain::extend(const Domain& other) {
+  constraints_.insert(constraints_.end(), other.constraints_.begin(), other.constraints_.end());
+}
+
+Domain Domain::substituted(const GiNaC::exmap& map) const {
+  Domain out;
+  for (const Constraint& c : constraints_) out.require(c.expr.subs(map), c.op, c.origin);
+  return out;
+}
+
+std::string Domain::to_text() const {
+  std::string out;
+  for (const Constraint& c : constraints_) {
+    if (!out.empty()) out += ", ";
+    out += canonical_relation(c.expr, symbolic::to_text(c.op));
+  }
+  return out.empty() ? "(no constraint)" : out;
+}
+
+GiNaC::exmap Witness::as_map() const {
+  GiNaC::exmap map;
+  for (const auto& [info, value] : values) map[info->symbol] = value;
+  return map;
+}
+
+std::string Witness::to_text() const {
+  std::string out;
+  for (const auto& [info, value] : values) {
+    if (!out.empty()) out += ", ";
+    std::ostringstream v;
+    v << value;
+    out += info->name + "=" + v.str();
+  }
+  return out;
+}
+
+ex Witness::evaluate(const ex& e) const { return e.subs(as_map()).normal(); }
+
+std::string to_text(Sign sign) {
+  switch (sign) {
+    case Sign::kPositive: return "positive";
+    case Sign::kNegative: return "negative";
+    case Sign::kZero: return "zero";
+    case Sign::kNonNegative: return "nonnegative";
+    case Sign::kNonPositive: return "nonpositive";
+    case Sign::kNonZero: return "nonzero";
+    case Sign::kIndefinite: return "indefinite";
+    case Sign::kEmptyDomain: return "empty domain";
+    case Sign::kUnknown: return "unknown";
+  }
+  return {};
+}
+
+std::string to_text(Satisfiability status) {
+  switch (status) {
+    case Satisfiability::kSatisfiable: return "satisfiable";
+    case Satisfiability::kUnsatisfiable: return "unsatisfiable";
+    case Satisfiability::kUnknown: return "unknown";
+  }
+  return {};
+}
+
+bool SignDecision::can_be_positive() const {
+  return sign == Sign::kPositive || sign == Sign::kNonNegative || sign == Sign::kNonZero ||
+         sign == Sign::kIndefinite || sign == Sign::kUnknown;
+}
+bool SignDecision::can_be_negative() const {
+  return sign == Sign::kNegative || sign == Sign::kNonPositive || sign == Sign::kNonZero ||
+         sign == Sign::kIndefinite || sign == Sign::kUnknown;
+}
+bool SignDecision::can_be_zero() const {
+  return sign == Sign::kZero || sign == Sign::kNonNegative || sign == Sign::kNonPositive ||
+         sign == Sign::kIndefinite || sign == Sign::kUnknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Z3 side
+
+struct SignOracle::Impl {
+  explicit Impl(unsigned timeout) : timeout_ms(timeout) {}
+
+  z3::context ctx;
+  unsigned timeout_ms;
+
+  /// Variables of one query: integer symbols as Int (when `integral`) seen through to_real.
+  struct Vars {
+    std::map<ex, z3::expr, GiNaC::ex_is_less> term;  // the real-valued view of each symbol
+    std::map<const SymbolInfo*, z3::expr> raw;         // the declared constant, for the model
+  };
+
+  z3::expr variable(const ex& symbol, Vars& vars, bool integral) {
+    const auto it = vars.term.find(symbol);
+    if (it != vars.term.end()) return it->second;
+    const SymbolRegistry& registry = SymbolRegistry::standard();
+    if (!registry.contains(symbol)) throw NotPolynomial("a symbol outside the registry");
+    const SymbolInfo& info = registry.info(symbol);
+    const bool as_int = integral && info.integer;
+    z3::expr raw = as_int ? ctx.int_const(info.name.c_str()) : ctx.real_const(info.name.c_str());
+    z3::expr term = as_int ? z3::to_real(raw) : raw;
+    vars.raw.emplace(&info, raw);
+    vars.term.emplace(symbol, term);
+    return term;
+  }
+
+  z3::expr number(const numeric& q) {
+    if (!q.is_rational()) throw NotPolynomial("an irrational number");
+    const z3::expr magnitude = ctx.real_val(numeral_text(q).c_str());
+    return q.is_negative() ? -magnitude : magnitude;
+  }
+
+  z3::expr translate(const ex& e, Vars& vars, bool integral) {
+    if (GiNaC::is_a<GiNaC::numeric>(e)) return number(GiNaC::ex_to<numeric>(e));
+    if (GiNaC::is_a<GiNaC::symbol>(e)) return variable(e, vars, integral);
+    if (GiNaC::is_a<GiNaC::add>(e)) {
+      z3::expr sum = translate(e.op(0), vars, integral);
+      for (std::size_t i = 1; i < e.nops(); ++i) sum = sum + translate(e.op(i), vars, integral);
+      return sum;
+    }
+    if (GiNaC::is_a<GiNaC::mul>(e)) {
+      z3::expr product = translate(e.op(0), vars, integral);
+      for (std::size_t i = 1; i < e.nops(); ++i) {
+        product = product * translate(e.op(i), vars, integral);
+      }
+      return product;
+    }
+    if (GiNaC::is_a<GiNaC::power>(e) && GiNaC::is_a<GiNaC::numeric>(e.op(1))) {
+      const numeric p = GiNaC::ex_to<numeric>(e.op(1));
+      if (p.is_pos_integer() && p.to_int() <= 16) {
+        const z3::expr base = translate(e.op(0), vars, integral);
+        z3::expr product = base;
+        for (int i = 1; i < p.to_int(); ++i) product = product * base;
+        return product;
+      }
+    }
+    throw NotPolynomial("not a polynomial");
+  }
+
+  z3::expr relate(const z3::expr& lhs, RelOp op) {
+    const z3::expr zero = ctx.real_val(0);
+    switch (op) {
+      case RelOp::kLess: return lhs < zero;
+      case RelOp::kLessEqual: return lhs <= zero;
+      case RelOp::kGreater: return lhs > zero;
+      case RelOp::kGreaterEqual: return lhs >= zero;
+      case RelOp::kEqual: return lhs == zero;
+      case RelOp::kNotEqual: return lhs != zero;
+    }
+    return lhs == zero;
+  }
+
+  void add_condition(z3::solver& solver, const Condition& c, Vars& vars, bool integral) {
+    const z3::expr num = translate(c.num, vars, integral);
+    if (c.den_positive) {
+      solver.add(relate(num, c.op));
+      return;
+    }
+    const z3::expr den = translate(c.den, vars, integral);
+    solver.add(den != ctx.real_val(0));
+    solver.add(relate(c.op == RelOp::kEqual || c.op == RelOp::kNotEqual ? num : num * den, c.op));
+  }
+
+  /// Registry bounds of every symbol the query uses.
+  void add_symbol_domains(z3::solver& solver, Vars& vars) {
+    for (const auto& [info, raw] : vars.raw) {
+      const z3::expr x = vars.term.at(info->symbol);
+      const z3::expr lower = number(info->lower);
+      solver.add(info->lower_strict ? x > lower : x >= lower);
+      if (info->upper) solver.add(x < number(*info->upper));
+    }
+  }
+
+  static std::optional<numeric> model_value(const z3::expr& value) {
+    if (value.is_numeral()) {
+      return numeric(Z3_get_numeral_string(value.ctx(), value));
+    }
+    if (value.is_algebraic()) {
+      // An algebraic model (a root of a polynomial): a rational inside its isolating interval.
+      const std::string decimal = value.get_decimal_string(12);
+      std::string digits = decimal;
+      if (!digits.empty() && digits.back() == '?') digits.pop_back();
+      const auto dot = digits.find('.');
+      if (dot == std::string::npos) return numeric(digits.c_str());
+      const std::string whole = digits.substr(0, dot) + digits.substr(dot + 1);
+      std::string den = "1" + std::string(digits.size() - dot - 1, '0');
+      return numeric((whole + "/" + den).c_str());
+    }
+    return std::nullopt;
+  }
+
+  Witness witness(const z3::model& model, const Vars& vars) {
+    Witness w;
+    for (const auto& [info, raw] : vars.raw) {
+      const std::optional<numeric> v = model_value(model.eval(raw, true));
+      if (v) w.values.emplace_back(info, *v);
+    }
+    std::sort(w.values.begin(), w.values.end(),
+              [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
+    return w;
+  }
+
+  static bool integral_where_needed(const Witness& w) {
+    for (const auto& [info, value] : w.values) {
+      if (info->integer && !value.is_integer()) return false;
+    }
+    return true;
+  }
+
+  static bool verified(const Witness& w, const std::vector<Condition>& conditions) {
+    const GiNaC::exmap at = w.as_map();
+    for (const Condition& c : conditions) {
+      const ex den = c.den.subs(at).normal();
+      const ex value = (c.num / c.den).subs(at).normal();
+      if (!GiNaC::is_a<numeric>(value) || !GiNaC::is_a<numeric>(den)) return false;
+      if (GiNaC::ex_to<numeric>(den).is_zero()) return false;
+      if (!holds(GiNaC::ex_to<numeric>(value), c.op)) return false;
+    }
+    return true;
+  }
+
+  /// One satisfiability question: first over the reals (a relaxation: unsat there is unsat
+  /// over the integers too), then, if the real model is not integral, over the integers.
+  SatResult solve(const std::vector<Condition>& conditions, OracleStats& stats) {
+    SatResult result;
+    for (const bool integral : {false, true}) {
+      Vars vars;
+      z3::solver solver(ctx);
+      z3::params params(ctx);
+      params.set("timeout", timeout_ms);
+      solver.set(params);
+      try {
+        for (const Condition& c : conditions) add_condition(solver, c, vars, integral);
+      } catch (const NotPolynomial& e) {
+        result.status = Satisfiability::kUnknown;
+        result.reason = std::string("the solver takes polynomial conditions only: ") + e.what();
+        return result;
+      }
+      add_symbol_domains(solver, vars);
+      ++stats.solver_calls;
+      const z3::check_result answer = solver.check();
+      if (answer == z3::unsat) {
+        result.status = Satisfiability::kUnsatisfiable;
+        return result;
+      }
+      if (answer == z3::sat) {
+        Witness w = witness(solver.get_model(), vars);
+        if (integral || integral_where_needed(w)) {
+          result.status = Satisfiability::kSatisfiable;
+          if (verified(w, conditions)) result.witness = std::move(w);
+          return result;
+        }
+      }
+      result.status = Satisfiability::kUnknown;
+      result.reason = answer == z3::unknown ? "the solver gave up: " + solver.reason_unknown()
+                                            : "no integer point found";
+    }
+    return result;
+  }
+};
+
+SignOracle::SignOracle(unsigned timeout_ms) : impl_(std::make_unique<Impl>(timeout_ms)) {}
+SignOracle::~SignOracle() = default;
+
+namespace {
+
+std::vector<Condition> conditions_of(const Domain& domain) {
+  std::vector<Condition> out;
+  for (const Constraint& c : domain.constraints()) out.push_back(make_condition(c.expr, c.op));
+  return out;
+}
+
+}  // namespace
+
+SatResult SignOracle::satisfiable(const Domain& domain) {
+  return impl_->solve(conditions_of(domain), stats_);
+}
+
+SatResult SignOracle::satisfiable(const Domain& domain, const ex& expr, RelOp op) {
+  std::vector<Condition> conditions = conditions_of(domain);
+  conditions.push_back(make_condition(expr, op));
+  return impl_->solve(conditions, stats_);
+}
+
+SignDecision SignOracle::sign(const ex& expr, const Domain& domain) {
+  ++stats_.sign_queries;
+  SignDecision decision;
+  const ex normal = expr.normal();
+  // Structural answers hold on the whole positive orthant, hence on any domain inside it.
+  if (normal.is_zero()) {
+    decision.sign = Sign::kZero;
+    decision.method = "structural";
+    ++stats_.structural;
+    return decision;
+  }
+  if (normal.info(GiNaC::info_flags::positive) || expr.info(GiNaC::info_flags::positive)) {
+    decision.sign = Sign::kPositive;
+    decision.method = "structural";
+    ++stats_.structural;
+    return decision;
+  }
+  if ((-normal).info(GiNaC::info_flags::positive) || (-expr).info(GiNaC::info_flags::positive)) {
+    decision.sign = Sign::kNegative;
+    decision.method = "structural";
+    ++stats_.structural;
+    return decision;
+  }
+  decision.method = "z3";
+  const SatResult pos = satisfiable(domain, normal, RelOp::kGreater);
+  const SatResult neg = satisfiable(domain, normal, RelOp::kLess);
+  const SatResult zero = satisfiable(domain, normal, RelOp::kEqual);
+  decision.positive_at = pos.witness;
+  decision.negative_at = neg.witness;
+  decision.zero_at = zero.witness;
+  const auto yes = [](const SatResult& r) { return r.status == Satisfiability::kSatisfiable; };
+  const auto maybe = [](const SatResult& r) { return r.status == Satisfiability::kUnknown; };
+  if (yes(pos) && yes(neg)) {
+    decision.sign = Sign::kIndefinite;
+    if (zero.status == Satisfiability::kUnsatisfiable) decision.sign = Sign::kNonZero;
+    return decision;
+  }
+  if (maybe(pos) || maybe(neg) || maybe(zero)) {
+    decision.sign = Sign::kUnknown;
+    ++stats_.unknown;
+    return decision;
+  }
+  if (yes(pos)) {
+    decision.sign = yes(zero) ? Sign::kNonNegative : Sign::kPositive;
+  } else if (yes(neg)) {
+    decision.sign = yes(zero) ? Sign::kNonPositive : Sign::kNegative;
+  } else {
+    decision.sign = yes(zero) ? Sign::kZero : Sign::kEmptyDomain;
+  }
+  return decision;
+}
+
+}  // namespace infoflow::symbolic

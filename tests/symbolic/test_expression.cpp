@@ -1,0 +1,87 @@
+#include <boost/test/unit_test.hpp>
+
+#include "common/symbols.hpp"
+#include "infoflow/symbolic/expression.hpp"
+
+using namespace infoflow;
+using namespace infoflow::symbolic;
+using infoflow::testing::ex_of;
+using infoflow::testing::same;
+using infoflow::testing::sym;
+
+namespace {
+
+/// The InputError a parse throws, or fails the test.
+InputError parse_failure(std::string_view text, SourceLocation where = {}) {
+  try {
+    parse_expression(text, where);
+  } catch (const InputError& e) {
+    return e;
+  }
+  BOOST_FAIL("no error for \"" << text << "\"");
+  throw;  // unreachable
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(expression)
+
+BOOST_AUTO_TEST_CASE(parses_theorem_two_exponent) {
+  const GiNaC::ex e = ex_of("eps^(-(T-k-1)/(n+1))");
+  const GiNaC::ex expected =
+      GiNaC::pow(sym("eps"), -(sym("T") - sym("k") - 1) / (sym("n") + 1));
+  BOOST_TEST(same(e, expected));
+}
+
+BOOST_AUTO_TEST_CASE(precedence_and_associativity) {
+  // -2^2 is -(2^2); 2^3^2 is 2^(3^2); a - b - c is (a - b) - c.
+  BOOST_TEST(same(ex_of("-2^2"), -4));
+  BOOST_TEST(same(ex_of("2^3^2"), 512));
+  BOOST_TEST(same(ex_of("T - k - 1"), sym("T") - sym("k") - 1));
+  BOOST_TEST(same(ex_of("T/4/n"), sym("T") / (4 * sym("n"))));
+  BOOST_TEST(same(ex_of("eps^-1"), 1 / sym("eps")));
+}
+
+BOOST_AUTO_TEST_CASE(written_form_is_kept) {
+  const Expr e = parse_expression("eps^(1 - T0*d/E)");
+  BOOST_TEST(to_text(e) == "eps^(1 - T0*d/E)");
+  BOOST_TEST(to_latex(e) == "\\varepsilon^{1 - \\frac{T_0 d}{E}}");
+  BOOST_TEST(to_latex(parse_expression("eps^(-(T-k-1)/(n+1))")) ==
+             "\\varepsilon^{-\\frac{T - k - 1}{n + 1}}");
+  BOOST_TEST(to_latex(parse_expression("log(1/eps)^2")) ==
+             "\\log^{2}\\left(\\frac{1}{\\varepsilon}\\right)");
+  BOOST_TEST(to_text(parse_expression("T - (k - 1)")) == "T - (k - 1)");
+  BOOST_TEST(to_text(parse_expression("(T/4 - s)/((n+1)*s + 1)")) == "(T/4 - s)/((n + 1)*s + 1)");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_symbol_reports_column) {
+  const InputError e = parse_failure("eps^(-zz)", SourceLocation{"cat.toml", 7, 10});
+  BOOST_TEST(e.where().file == "cat.toml");
+  BOOST_TEST(e.where().line == 7u);
+  BOOST_TEST(e.where().column == 16u);  // 10 + offset 6 of "zz"
+  BOOST_TEST(e.message().find("unknown symbol 'zz'") != std::string::npos);
+  BOOST_TEST(std::string(e.what()).starts_with("cat.toml:7:16: error:"));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_floats_and_implicit_products) {
+  BOOST_TEST(parse_failure("eps^1.5").where().column == 5u);
+  BOOST_TEST(parse_failure("2T").message().find("missing operator") != std::string::npos);
+  BOOST_TEST(parse_failure("eps**2").message().find("'^'") != std::string::npos);
+  BOOST_TEST(parse_failure("(T + 1").message().find("expected ')'") != std::string::npos);
+  BOOST_TEST(parse_failure("foo(T)").message().find("unknown function") != std::string::npos);
+  BOOST_TEST(parse_failure("T +").message().find("end of expression") != std::string::npos);
+  BOOST_TEST(parse_failure("T = 2").message().find("unexpected '='") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(relation_chains) {
+  const std::vector<Relation> chain = parse_relations("1 <= T0 <= T + 1");
+  BOOST_TEST_REQUIRE(chain.size() == 2u);
+  BOOST_TEST(to_text(chain[0]) == "1 <= T0");
+  BOOST_TEST(to_text(chain[1]) == "T0 <= T + 1");
+  BOOST_TEST(same(to_ex_difference(chain[1]), sym("T0") - sym("T") - 1));
+  BOOST_TEST(to_latex(parse_relations("n >= T*d").front()) == "n \\ge T d");
+  BOOST_CHECK_THROW(parse_relations("T + 1"), InputError);
+  BOOST_CHECK_THROW(parse_relations("T = 1"), InputError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
