@@ -1,1 +1,52 @@
-int main() { return 0; }
+// infoflow: the command line. Thin subcommands over the libraries; see docs/commands.md.
+//
+// Exit codes: 0 success; 1 the check found errors; 2 bad input (nothing written);
+// 3 internal error.
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "infoflow/core/atomic_file.hpp"
+#include "infoflow/core/error.hpp"
+
+namespace infoflow::app {
+
+void emit(const std::string& content, const std::string& path) {
+  if (path.empty()) {
+    std::cout << content;
+    return;
+  }
+  write_file_atomically(path, content);
+}
+
+}  // namespace infoflow::app
+
+int main(int argc, char** argv) {
+  using infoflow::ExitCode;
+  CLI::App app{"infoflow: approximation bounds for Transformers, checked and compared"};
+  app.require_subcommand(1);
+  infoflow::app::Context ctx;
+  app.add_option("--catalogue", ctx.catalogue_dir, "catalogue directory (default: the shipped one)")
+      ->check(CLI::ExistingDirectory);
+  infoflow::app::add_symbols(app, ctx);
+  infoflow::app::add_list(app, ctx);
+  infoflow::app::add_show(app, ctx);
+  infoflow::app::add_compare(app, ctx);
+  infoflow::app::add_check(app, ctx);
+  infoflow::app::add_table(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
+  } catch (const infoflow::Error& e) {
+    std::cerr << "infoflow: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::cerr << "infoflow: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kInternal);
+  }
+  return ctx.exit_code;
+}

@@ -61,6 +61,9 @@ std::string numeral_text(const numeric& q) {
 // Domain and Witness
 
 void Domain::require(const ex& lhs_minus_rhs, RelOp op, std::string origin) {
+  // A constraint that substitution made numeric and true says nothing: drop it.
+  const ex value = lhs_minus_rhs.normal();
+  if (GiNaC::is_a<numeric>(value) && holds(GiNaC::ex_to<numeric>(value), op)) return;
   constraints_.push_back(Constraint{lhs_minus_rhs, op, std::move(origin)});
 }
 

@@ -1,0 +1,115 @@
+// symbols, list, show, table: reading the catalogue.
+
+#include <fmt/format.h>
+
+#include "commands/commands.hpp"
+#include "infoflow/report/catalogue_report.hpp"
+#include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/theorems/check.hpp"
+
+namespace infoflow::app {
+namespace {
+
+const std::vector<std::string> kFormats = {"text", "latex", "json"};
+
+}  // namespace
+
+void add_symbols(CLI::App& app, Context&) {
+  CLI::App* cmd = app.add_subcommand("symbols", "the symbols formulas may use, with their domains");
+  cmd->callback([] {
+    std::string out;
+    for (const symbolic::SymbolInfo* s : symbolic::SymbolRegistry::standard().all()) {
+      if (s->name.find('@') != std::string::npos) continue;
+      std::ostringstream lower;
+      lower << s->lower;
+      std::string domain = (s->integer ? "integer " : "real ") + std::string(s->lower_strict ? "> " : ">= ") + lower.str();
+      if (s->upper) {
+        std::ostringstream upper;
+        upper << *s->upper;
+        domain += ", < " + upper.str();
+      }
+      out += fmt::format("{:<6} {:<18} {}\n", s->name, domain, s->meaning);
+    }
+    emit(out, "");
+  });
+}
+
+void add_list(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand("list", "the catalogue's entries, one a line");
+  auto format = std::make_shared<std::string>("text");
+  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->callback([&ctx, format] {
+    const theorems::Catalogue catalogue = ctx.load();
+    emit(*format == "json" ? report::to_json(catalogue).dump(2) + "\n"
+                           : report::catalogue_list_text(catalogue),
+         "");
+  });
+}
+
+void add_show(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand("show", "one entry, whole");
+  auto id = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
+  cmd->add_option("id", *id, "entry id (see `infoflow list`)")->required();
+  cmd->add_option("--format", *format, "text, latex or json")->check(CLI::IsMember(kFormats));
+  cmd->callback([&ctx, id, format] {
+    const theorems::Catalogue catalogue = ctx.load();
+    const theorems::Entry* entry = catalogue.find(*id);
+    if (entry == nullptr) throw InputError("no entry '" + *id + "' (see `infoflow list`)");
+    if (*format == "json") {
+      emit(report::to_json(*entry).dump(2) + "\n", "");
+    } else if (*format == "latex") {
+      const char* landau = entry->kind == theorems::Kind::kUpper   ? "O"
+                           : entry->kind == theorems::Kind::kLower ? "\\Omega"
+                                                                   : "\\Theta";
+      emit(fmt::format("M = {}\\left({}\\right)\n", landau, symbolic::to_latex(entry->rate_written)), "");
+    } else {
+      emit(report::entry_text(*entry, catalogue), "");
+    }
+  });
+}
+
+void add_table(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand("table", "booktabs LaTeX tables of the catalogue and of the check");
+  auto what = std::make_shared<std::string>("catalogue");
+  auto output = std::make_shared<std::string>();
+  auto standalone = std::make_shared<bool>(false);
+  cmd->add_option("--of", *what, "catalogue, findings or both")
+      ->check(CLI::IsMember({"catalogue", "findings", "both"}));
+  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
+  cmd->add_flag("--standalone", *standalone, "a complete LaTeX document");
+  cmd->callback([&ctx, what, output, standalone] {
+    const theorems::Catalogue catalogue = ctx.load();
+    std::string body;
+    if (*what != "findings") body += report::catalogue_table_latex(catalogue);
+    if (*what != "catalogue") body += report::findings_table_latex(theorems::check(catalogue));
+    emit(*standalone ? report::latex_document(body) : body, *output);
+  });
+}
+
+void add_check(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand(
+      "check", "consistency of the catalogue: contradictions, separations, implications, vacuity");
+  auto format = std::make_shared<std::string>("text");
+  auto output = std::make_shared<std::string>();
+  auto timeout = std::make_shared<unsigned>(2000);
+  cmd->add_option("--format", *format, "text, latex or json")->check(CLI::IsMember(kFormats));
+  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
+  cmd->add_option("--timeout-ms", *timeout, "per solver query")->check(CLI::PositiveNumber);
+  cmd->callback([&ctx, format, output, timeout] {
+    const theorems::Catalogue catalogue = ctx.load();
+    theorems::CheckOptions options;
+    options.solver_timeout_ms = *timeout;
+    const theorems::CheckReport result = theorems::check(catalogue, options);
+    if (*format == "json") {
+      emit(report::to_json(result).dump(2) + "\n", *output);
+    } else if (*format == "latex") {
+      emit(report::findings_table_latex(result), *output);
+    } else {
+      emit(report::findings_text(result), *output);
+    }
+    if (result.count(theorems::Severity::kError) > 0) ctx.exit_code = static_cast<int>(ExitCode::kFindings);
+  });
+}
+
+}  // namespace infoflow::app

@@ -1,0 +1,39 @@
+#ifndef INFOFLOW_APP_COMMANDS_HPP_
+#define INFOFLOW_APP_COMMANDS_HPP_
+
+// The subcommands of `infoflow`. Each add_* registers one subcommand whose callback does the
+// work; errors propagate as infoflow::Error and main() maps them to exit codes.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "infoflow/theorems/catalogue.hpp"
+
+namespace infoflow::app {
+
+/// Options every subcommand shares, and the exit code a callback sets.
+struct Context {
+  std::filesystem::path catalogue_dir = theorems::default_catalogue_directory();
+  int exit_code = 0;
+
+  [[nodiscard]] theorems::Catalogue load() const {
+    return theorems::Catalogue::load_directory(catalogue_dir);
+  }
+};
+
+/// Writes `content` to `path` atomically, or to standard output when `path` is empty.
+void emit(const std::string& content, const std::string& path);
+
+void add_symbols(CLI::App& app, Context& ctx);
+void add_list(CLI::App& app, Context& ctx);
+void add_show(CLI::App& app, Context& ctx);
+void add_compare(CLI::App& app, Context& ctx);
+void add_check(CLI::App& app, Context& ctx);
+void add_table(CLI::App& app, Context& ctx);
+
+}  // namespace infoflow::app
+
+#endif  // INFOFLOW_APP_COMMANDS_HPP_

@@ -1,0 +1,68 @@
+// compare: two ad-hoc rates, in both regimes.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands/commands.hpp"
+#include "infoflow/symbolic/compare.hpp"
+
+namespace infoflow::app {
+
+void add_compare(CLI::App& app, Context&) {
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "compare two rates as eps -> 0 and as T -> infinity, e.g. "
+                 "compare 'eps^(-T/(n+1))' 'eps^(-T/(n+2))'");
+  auto first = std::make_shared<std::string>();
+  auto second = std::make_shared<std::string>();
+  auto assumptions = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("first", *first, "a rate")->required();
+  cmd->add_option("second", *second, "a rate")->required();
+  cmd->add_option("--assume", *assumptions, "a relation on the parameters, e.g. 'k >= 2'");
+  cmd->add_flag("--json", *json, "JSON output");
+  cmd->callback([first, second, assumptions, json] {
+    const symbolic::Rate a = symbolic::Rate::parse(*first, SourceLocation{"first rate", 1, 1});
+    const symbolic::Rate b = symbolic::Rate::parse(*second, SourceLocation{"second rate", 1, 1});
+    symbolic::Domain domain;
+    for (std::size_t i = 0; i < assumptions->size(); ++i) {
+      const SourceLocation where{"--assume #" + std::to_string(i + 1), 1, 1};
+      for (const symbolic::Relation& r : symbolic::parse_relations((*assumptions)[i], where)) {
+        domain.require(r, (*assumptions)[i]);
+      }
+    }
+    symbolic::SignOracle oracle;
+    if (oracle.satisfiable(domain).status == symbolic::Satisfiability::kUnsatisfiable) {
+      throw InputError("the assumptions contradict each other: " + domain.to_text());
+    }
+    const symbolic::RateComparison eps = symbolic::compare_as_eps_to_zero(a, b, domain, oracle);
+    const symbolic::RateComparison T = symbolic::compare_as_T_to_infinity(a, b, domain, oracle);
+    if (*json) {
+      const auto describe = [](const symbolic::RateComparison& c) {
+        nlohmann::json j = {{"growth", symbolic::to_text(c.growth)}, {"decided_by", c.decided_by},
+                            {"gap", symbolic::canonical(c.gap)}, {"note", c.note}};
+        if (c.growth == symbolic::Growth::kDepends) j["faster_when"] = c.faster_when.text;
+        if (c.gap_sign.positive_at) j["faster_at"] = c.gap_sign.positive_at->to_text();
+        if (c.gap_sign.negative_at) j["slower_at"] = c.gap_sign.negative_at->to_text();
+        if (c.gap_sign.zero_at) j["equal_at"] = c.gap_sign.zero_at->to_text();
+        return j;
+      };
+      emit(nlohmann::json{{"first", a.print()}, {"second", b.print()},
+                          {"eps_to_zero", describe(eps)}, {"T_to_infinity", describe(T)}}
+                   .dump(2) + "\n",
+           "");
+      return;
+    }
+    std::string out = fmt::format("first:  {}\nsecond: {}\n", a.print(), b.print());
+    out += "as eps -> 0:      first grows " + eps.summary() + "\n";
+    const auto point = [&](const char* label, const std::optional<symbolic::Witness>& w) {
+      if (w) out += fmt::format("    {}: {}\n", label, w->to_text());
+    };
+    point("faster at", eps.gap_sign.positive_at);
+    point("slower at", eps.gap_sign.negative_at);
+    point("equal at", eps.gap_sign.zero_at);
+    out += "as T -> infinity: first grows " + T.summary() + "\n";
+    emit(out, "");
+  });
+}
+
+}  // namespace infoflow::app

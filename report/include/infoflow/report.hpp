@@ -1,0 +1,9 @@
+#ifndef INFOFLOW_REPORT_HPP_
+#define INFOFLOW_REPORT_HPP_
+
+/// \file
+/// Umbrella header of infoflow::report.
+
+#include "infoflow/report/catalogue_report.hpp"
+
+#endif  // INFOFLOW_REPORT_HPP_

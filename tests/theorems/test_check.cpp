@@ -1,0 +1,124 @@
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+
+#include "common/symbols.hpp"
+#include "common/temp_catalogue.hpp"
+#include "infoflow/theorems/check.hpp"
+
+using namespace infoflow::theorems;
+using infoflow::testing::TempCatalogue;
+
+namespace {
+
+const CheckReport& shipped_report() {
+  static const CheckReport report = check(Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR));
+  return report;
+}
+
+/// The finding of that kind naming exactly these entries (in order), or nullptr.
+const Finding* find(const CheckReport& r, FindingKind kind, std::vector<std::string> ids) {
+  for (const Finding& f : r.findings) {
+    if (f.kind == kind && f.entries == ids) return &f;
+  }
+  return nullptr;
+}
+
+bool has_suggestion(const Finding& f, const std::string& text) {
+  return std::find(f.suggestions.begin(), f.suggestions.end(), text) != f.suggestions.end();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(check_catalogue)
+
+BOOST_AUTO_TEST_CASE(theorem_three_degenerate_where_T0_d_at_most_E) {
+  const Finding* f = find(shipped_report(), FindingKind::kDegenerate, {"infoflow.thm3.decoding"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->condition == "T0*d <= E");
+  BOOST_TEST(f->severity == Severity::kWarning);
+  BOOST_TEST_REQUIRE(f->witnesses.size() == 2u);  // one point on each side
+}
+
+BOOST_AUTO_TEST_CASE(global_aggregation_against_theorem_three_at_T0_equal_T) {
+  // Theorem 3 at T0 = T gives eps^(1 - T d/E); the seed's form is eps^(-T/E). The gap
+  // T/E - (T d/E - 1) = (E + T - T d)/E: Theorem 3 implies the seed's form (d = 1 always),
+  // and the seed's form claims more than Theorem 3 wherever T d > T + E.
+  const Finding* f = find(shipped_report(), FindingKind::kImplication,
+                          {"infoflow.thm3.decoding", "infoflow.global_aggregation"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->gap == "T/E + 1 - T*d/E");
+  BOOST_TEST(f->summary.find("stronger claim where T*d > T + E") != std::string::npos);
+  BOOST_TEST(f->summary.find("T0 = T") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(memorisation_contradicts_unrestricted_one_layer_bound) {
+  const Finding* f = find(shipped_report(), FindingKind::kContradiction,
+                          {"infoflow.thm1.one_layer", "head_count.memorisation"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->severity == Severity::kError);
+  // c*T - c0 > 1 + gamma, solved for T.
+  BOOST_TEST(f->condition ==
+             "T > gamma/c@infoflow.thm1.one_layer + c0@infoflow.thm1.one_layer/c@infoflow.thm1.one_layer"
+             " + 1/c@infoflow.thm1.one_layer");
+  BOOST_TEST(has_suggestion(*f, "restrict infoflow.thm1.one_layer to n < T*d"));
+  BOOST_TEST_REQUIRE(!f->witnesses.empty());
+  const auto& w = f->witnesses.front().point;
+  const GiNaC::ex n = infoflow::testing::sym("n");
+  const GiNaC::ex T = infoflow::testing::sym("T");
+  const GiNaC::ex d = infoflow::testing::sym("d");
+  BOOST_TEST(GiNaC::ex_to<GiNaC::numeric>(w.evaluate(n - T * d)).is_nonneg_integer());
+}
+
+BOOST_AUTO_TEST_CASE(restricting_the_bound_removes_the_contradiction) {
+  TempCatalogue t;
+  BOOST_TEST_REQUIRE(t.replace("infoflow.toml", "depth = \"L == 1\"\nrate = \"eps^(-(c*T - c0))\"",
+                               "depth = \"L == 1\"\nhypotheses = [\"n < T*d\"]\nrate = \"eps^(-(c*T - c0))\""));
+  const CheckReport r = check(Catalogue::load_directory(t.dir()));
+  BOOST_TEST(find(r, FindingKind::kContradiction, {"infoflow.thm1.one_layer", "head_count.memorisation"}) ==
+             nullptr);
+  BOOST_TEST(r.count(Severity::kError) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(predecessor_lower_bound_exceeds_upper_bound_above_threshold) {
+  // k > gamma iff T > 4 (D + gamma((n+1)s + 1) + (n+1)s + s), expanded.
+  const Finding* f = find(shipped_report(), FindingKind::kSeparation,
+                          {"head_count.too_few_heads", "head_count.enough_heads"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->condition == "T > 4*n*s*gamma + 4*n*s + 4*s*gamma + 8*s + 4*D + 4*gamma");
+  BOOST_TEST(f->witnesses.size() >= 2u);
+}
+
+BOOST_AUTO_TEST_CASE(entry_five_vacuous_and_no_false_contradiction) {
+  const CheckReport& r = shipped_report();
+  const Finding* f = find(r, FindingKind::kVacuous, {"head_count.too_few_heads"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->condition == "T <= 4*n*s + 8*s + 4*D");
+  // With h = s = 1 and n >= T d, k < 0: entry 5 cannot exceed the memorisation bound.
+  BOOST_TEST(find(r, FindingKind::kContradiction, {"head_count.too_few_heads", "head_count.memorisation"}) ==
+             nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(depth_separation_of_theorem_one) {
+  const Finding* f = find(shipped_report(), FindingKind::kSeparation,
+                          {"infoflow.thm1.one_layer", "infoflow.thm1.two_layer"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->condition ==
+             "T > c0@infoflow.thm1.one_layer/c@infoflow.thm1.one_layer + 1/c@infoflow.thm1.one_layer");
+}
+
+BOOST_AUTO_TEST_CASE(conjecture_conflicts_are_warnings) {
+  const Finding* f = find(shipped_report(), FindingKind::kContradiction,
+                          {"head_count.depth_conjecture", "head_count.memorisation"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->severity == Severity::kWarning);
+}
+
+BOOST_AUTO_TEST_CASE(everything_decided) {
+  const CheckReport& r = shipped_report();
+  BOOST_TEST(r.comparisons > 0u);
+  BOOST_TEST(r.comparisons_decided == r.comparisons);
+  BOOST_TEST(r.count(Severity::kError) == 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

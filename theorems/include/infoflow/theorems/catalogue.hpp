@@ -1,0 +1,112 @@
+#ifndef INFOFLOW_THEOREMS_CATALOGUE_HPP_
+#define INFOFLOW_THEOREMS_CATALOGUE_HPP_
+
+/// \file
+/// The catalogue of bounds: one TOML file per paper (theorems/catalogue/*.toml) plus a file of
+/// task families (tasks.toml). Loading validates everything a checker relies on and reports the
+/// first problem with its file, line and column; docs/adding_a_theorem.md shows the format.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "infoflow/core/error.hpp"
+#include "infoflow/symbolic/expression.hpp"
+#include "infoflow/symbolic/rate.hpp"
+#include "infoflow/symbolic/sign.hpp"
+
+namespace infoflow::theorems {
+
+enum class Kind { kUpper, kLower, kTight };
+enum class Provenance { kSeed, kPredecessor, kDerived, kFormalization, kConjecture };
+
+std::string to_text(Kind kind);
+std::string to_text(Provenance provenance);
+symbolic::Landau landau_of(Kind kind);
+inline std::ostream& operator<<(std::ostream& out, Kind kind) { return out << to_text(kind); }
+inline std::ostream& operator<<(std::ostream& out, Provenance p) { return out << to_text(p); }
+
+/// A relation as written in the catalogue, with where it was written.
+struct WrittenRelation {
+  symbolic::Relation relation;
+  std::string field;  ///< "depth", "heads", "constraints" or "hypotheses"
+  SourceLocation where;
+};
+
+struct Paper {
+  std::string id;
+  std::string title;
+  std::string authors;
+  std::string reference;
+  int year = 0;
+  std::filesystem::path file;
+};
+
+/// One bound: `quantity` is `kind`-bounded by `rate` in `setting`, under `hypotheses`.
+struct Entry {
+  std::string id;
+  std::string paper;  ///< Paper::id
+  std::string source; ///< theorem number or section
+  Provenance provenance = Provenance::kSeed;
+  Kind kind = Kind::kUpper;
+  std::string quantity;
+  std::string task;
+  std::vector<WrittenRelation> setting;     ///< depth, heads and other constraints
+  std::vector<WrittenRelation> hypotheses;  ///< regime conditions of the theorem
+  symbolic::Expr rate_written;
+  symbolic::Rate rate;
+  std::string notes;
+  std::vector<std::string> derived_from;  ///< for provenance "derived"
+  SourceLocation where;                   ///< the entry's table
+
+  /// Setting and hypotheses together, over the registry's shared symbols.
+  [[nodiscard]] symbolic::Domain domain() const;
+  [[nodiscard]] bool is_claim() const {
+    return provenance != Provenance::kConjecture && provenance != Provenance::kFormalization;
+  }
+  [[nodiscard]] bool bounds_above() const { return kind != Kind::kLower; }
+  [[nodiscard]] bool bounds_below() const { return kind != Kind::kUpper; }
+};
+
+struct TaskFamily {
+  std::string id;
+  std::string parent;  ///< empty for a root
+  std::string description;
+};
+
+class Catalogue {
+ public:
+  /// Loads tasks.toml and every other *.toml of `directory`, in file-name order.
+  static Catalogue load_directory(const std::filesystem::path& directory);
+  /// Loads the given files; the one named tasks.toml gives the task families.
+  static Catalogue load_files(const std::vector<std::filesystem::path>& files);
+
+  [[nodiscard]] const std::vector<Paper>& papers() const { return papers_; }
+  [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
+  [[nodiscard]] const std::vector<TaskFamily>& tasks() const { return tasks_; }
+  [[nodiscard]] const Entry* find(const std::string& id) const;
+  [[nodiscard]] const Paper* find_paper(const std::string& id) const;
+  [[nodiscard]] const TaskFamily* find_task(const std::string& id) const;
+  /// Is family `inner` equal to or inside family `outer`?
+  [[nodiscard]] bool task_within(const std::string& inner, const std::string& outer) const;
+
+  /// Adds an entry built in code (a derived bound); throws InputError on a duplicate id.
+  void add(Entry entry);
+  void add_task(TaskFamily task);
+
+ private:
+  std::vector<Paper> papers_;
+  std::vector<Entry> entries_;
+  std::vector<TaskFamily> tasks_;
+  std::map<std::string, std::size_t> by_id_;
+};
+
+/// The catalogue shipped with infoflow, found next to the executable's build or install tree.
+std::filesystem::path default_catalogue_directory();
+
+}  // namespace infoflow::theorems
+
+#endif  // INFOFLOW_THEOREMS_CATALOGUE_HPP_

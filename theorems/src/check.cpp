@@ -1,0 +1,458 @@
+#include "infoflow/theorems/check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "infoflow/symbolic/canonical.hpp"
+#include "infoflow/symbolic/compare.hpp"
+
+namespace infoflow::theorems {
+namespace {
+
+using GiNaC::ex;
+using symbolic::Domain;
+using symbolic::Rate;
+using symbolic::RelOp;
+using symbolic::Role;
+using symbolic::Satisfiability;
+using symbolic::SymbolInfo;
+using symbolic::SymbolRegistry;
+
+/// A relation of an entry in GiNaC form, for containment tests and suggested restrictions.
+struct Requirement {
+  ex expr;  // lhs - rhs
+  RelOp op;
+  std::string text;     // as written
+  std::string negated;  // its negation, as one would write it
+};
+
+RelOp negate(RelOp op) {
+  switch (op) {
+    case RelOp::kLess: return RelOp::kGreaterEqual;
+    case RelOp::kLessEqual: return RelOp::kGreater;
+    case RelOp::kGreater: return RelOp::kLessEqual;
+    case RelOp::kGreaterEqual: return RelOp::kLess;
+    case RelOp::kEqual: return RelOp::kNotEqual;
+    case RelOp::kNotEqual: return RelOp::kEqual;
+  }
+  return RelOp::kEqual;
+}
+
+/// An entry with its constants renamed apart (c of one theorem is not c of another).
+struct Prepared {
+  const Entry* entry = nullptr;
+  Rate rate;
+  Domain domain;
+  std::vector<Requirement> requirements;
+};
+
+GiNaC::exmap renaming(const std::vector<ex>& parts, const std::string& tag,
+                      const std::function<bool(const SymbolInfo&)>& which) {
+  GiNaC::exmap map;
+  SymbolRegistry& registry = SymbolRegistry::standard();
+  for (const ex& part : parts) {
+    for (const SymbolInfo* info : symbolic::symbols_of(part)) {
+      if (which(*info)) map[info->symbol] = registry.renamed(*info, tag).symbol;
+    }
+  }
+  return map;
+}
+
+std::vector<ex> parts_of(const Rate& rate, const Domain& domain) {
+  std::vector<ex> parts{rate.to_ex()};
+  for (const symbolic::Constraint& c : domain.constraints()) parts.push_back(c.expr);
+  return parts;
+}
+
+Prepared prepare(const Entry& entry) {
+  Prepared p;
+  p.entry = &entry;
+  const Domain raw = entry.domain();
+  const GiNaC::exmap map = renaming(parts_of(entry.rate, raw), entry.id, [](const SymbolInfo& s) {
+    return s.role == Role::kConstant;
+  });
+  p.rate = entry.rate.substituted(map);
+  p.domain = raw.substituted(map);
+  for (const auto* list : {&entry.setting, &entry.hypotheses}) {
+    for (const WrittenRelation& w : *list) {
+      const symbolic::Relation& r = w.relation;
+      p.requirements.push_back(Requirement{
+          symbolic::to_ex_difference(r).subs(map), r.op, symbolic::to_text(r),
+          symbolic::to_text(r.lhs) + " " + symbolic::to_text(negate(r.op)) + " " +
+              symbolic::to_text(r.rhs)});
+    }
+  }
+  return p;
+}
+
+/// Symbols solved for first when an equality fixes them: the generic architecture names give
+/// way to the specific ones (h == s keeps s), T0 gives way to T.
+int elimination_rank(const SymbolInfo& s) {
+  static const std::vector<std::string> order = {"h", "L", "T0", "n", "E", "s", "k", "d", "D"};
+  const auto it = std::find(order.begin(), order.end(), s.name.substr(0, s.name.find('@')));
+  return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
+}
+
+/// Solves the domain's linear equalities (x == expr) and substitutes them everywhere, so that
+/// rates print in the remaining symbols and the solver has fewer unknowns.
+/// Returns the domain as text, the solved equalities first ("L = 1, h = 1, n >= T*d").
+std::string eliminate_equalities(Domain& domain, std::vector<Rate*> rates) {
+  std::string solved;
+  const auto text = [&] {
+    const std::string rest = domain.constraints().empty() ? "" : domain.to_text();
+    if (solved.empty()) return rest.empty() ? std::string("no constraint") : rest;
+    return rest.empty() ? solved : solved + ", " + rest;
+  };
+  for (int round = 0; round < 16; ++round) {
+    std::optional<std::pair<ex, ex>> pick;
+    int best = 1 << 20;
+    for (const symbolic::Constraint& c : domain.constraints()) {
+      if (c.op != RelOp::kEqual) continue;
+      const ex e = c.expr.normal().numer().expand();
+      if (e.is_zero()) continue;
+      for (const SymbolInfo* info : symbolic::symbols_of(e)) {
+        const ex x = info->symbol;
+        if (!e.is_polynomial(x) || e.degree(x) != 1) continue;
+        const ex coeff = e.coeff(x, 1);
+        if (!GiNaC::is_a<GiNaC::numeric>(coeff)) continue;
+        const ex solution = (-(e.coeff(x, 0)) / coeff).normal();
+        // Integer symbols stay integer only under integer solutions with integer coefficients.
+        if (std::abs(GiNaC::ex_to<GiNaC::numeric>(coeff).to_double()) != 1.0 && info->integer) continue;
+        const int rank = elimination_rank(*info);
+        if (rank < best) {
+          best = rank;
+          pick = std::make_pair(x, solution);
+        }
+      }
+    }
+    if (!pick) return text();
+    if (!solved.empty()) solved += ", ";
+    solved += symbolic::canonical(pick->first) + " = " + symbolic::canonical(pick->second);
+    GiNaC::exmap map;
+    map[pick->first] = pick->second;
+    domain = domain.substituted(map);
+    // The solved symbol keeps its own domain as a constraint on the solution.
+    const SymbolInfo& info = SymbolRegistry::standard().info(pick->first);
+    const bool plain_symbol = GiNaC::is_a<GiNaC::symbol>(pick->second);
+    if (!plain_symbol) domain.require(pick->second - info.lower, info.lower_strict ? RelOp::kGreater : RelOp::kGreaterEqual,
+                   "domain of " + info.name);
+    for (Rate* r : rates) *r = r->substituted(map);
+  }
+  return text();
+}
+
+std::string rate_text(const Prepared& p) {
+  return p.rate.print(landau_of(p.entry->kind));
+}
+
+class Checker {
+ public:
+  Checker(const Catalogue& catalogue, const CheckOptions& options)
+      : catalogue_(catalogue), oracle_(options.solver_timeout_ms) {}
+
+  CheckReport run() {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Prepared> prepared;
+    for (const Entry& e : catalogue_.entries()) prepared.push_back(prepare(e));
+    report_.entries = prepared.size();
+    for (const Prepared& p : prepared) vacuity(p);
+    for (std::size_t i = 0; i < prepared.size(); ++i) {
+      for (std::size_t j = i + 1; j < prepared.size(); ++j) pair(prepared[i], prepared[j]);
+    }
+    report_.oracle = oracle_.stats();
+    report_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(report_);
+  }
+
+ private:
+  symbolic::SatResult sat(const Domain& d) { return oracle_.satisfiable(d); }
+  symbolic::SatResult sat(const Domain& d, const ex& e, RelOp op) {
+    ++report_.comparisons;
+    symbolic::SatResult r = oracle_.satisfiable(d, e, op);
+    if (r.status != Satisfiability::kUnknown) ++report_.comparisons_decided;
+    return r;
+  }
+
+  void undecided(const std::vector<std::string>& ids, const std::string& what, const std::string& why) {
+    Finding f;
+    f.kind = FindingKind::kUndecided;
+    f.severity = Severity::kWarning;
+    f.entries = ids;
+    f.summary = what + " could not be decided: " + why;
+    report_.findings.push_back(std::move(f));
+  }
+
+  void vacuity(const Prepared& p) {
+    Domain domain = p.domain;
+    Rate rate = p.rate;
+    eliminate_equalities(domain, {&rate});
+    const ex a = rate.eps_exponent();
+    const symbolic::SatResult weak = sat(domain, a, RelOp::kLessEqual);
+    if (weak.status == Satisfiability::kUnknown) {
+      undecided({p.entry->id}, "the sign of the exponent of " + rate_text(p), weak.reason);
+      return;
+    }
+    if (weak.status == Satisfiability::kUnsatisfiable) return;
+    const symbolic::SatResult strong = sat(domain, a, RelOp::kGreater);
+    const bool everywhere = strong.status == Satisfiability::kUnsatisfiable;
+    Finding f;
+    const bool lower = p.entry->kind == Kind::kLower;
+    f.kind = lower ? FindingKind::kVacuous : FindingKind::kDegenerate;
+    f.severity = Severity::kWarning;
+    f.entries = {p.entry->id};
+    f.condition = symbolic::canonical_relation(a, "<=");
+    f.condition_latex = symbolic::canonical_relation(a, "<=", symbolic::Format::kLatex);
+    f.gap = symbolic::canonical(a);
+    const std::string where = everywhere ? "everywhere in its setting" : "where " + f.condition;
+    f.summary = lower ? rate_text(p) + " is vacuous " + where + ": the exponent of 1/eps is <= 0"
+                      : rate_text(p) + " is degenerate " + where +
+                            ": it claims a parameter count that stays bounded as eps -> 0";
+    if (weak.witness) f.witnesses.push_back({"exponent <= 0", *weak.witness});
+    if (strong.witness) f.witnesses.push_back({"exponent > 0", *strong.witness});
+    report_.findings.push_back(std::move(f));
+  }
+
+  void pair(const Prepared& a, const Prepared& b) {
+    if (a.entry->quantity != b.entry->quantity) return;
+    const bool related = catalogue_.task_within(a.entry->task, b.entry->task) ||
+                         catalogue_.task_within(b.entry->task, a.entry->task);
+    if (!related) return;
+    ++report_.pairs_examined;
+    for (const auto& [upper, lower] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+      if (upper->entry->bounds_above() && lower->entry->bounds_below() &&
+          catalogue_.task_within(lower->entry->task, upper->entry->task)) {
+        upper_against_lower(*upper, *lower);
+      }
+    }
+    if (a.entry->bounds_above() && b.entry->bounds_above()) implications(a, b, true);
+    if (a.entry->bounds_below() && b.entry->bounds_below()) implications(a, b, false);
+  }
+
+  std::vector<std::string> restrictions(const Prepared& upper, const Prepared& lower) {
+    std::vector<std::string> out;
+    for (const Requirement& r : upper.requirements) {
+      Domain d = lower.domain;
+      if (sat(d, r.expr, negate(r.op)).status != Satisfiability::kSatisfiable) continue;
+      out.push_back("restrict " + lower.entry->id + " to " + r.negated);
+    }
+    return out;
+  }
+
+  void upper_against_lower(const Prepared& upper, const Prepared& lower) {
+    Domain overlap = upper.domain;
+    overlap.extend(lower.domain);
+    Rate ru = upper.rate;
+    Rate rl = lower.rate;
+    const std::string overlap_text = eliminate_equalities(overlap, {&ru, &rl});
+    const std::vector<std::string> ids{lower.entry->id, upper.entry->id};
+    const symbolic::SatResult shared = sat(overlap);
+    if (shared.status == Satisfiability::kUnknown) {
+      undecided(ids, "whether the settings overlap", shared.reason);
+      return;
+    }
+    if (shared.status == Satisfiability::kUnsatisfiable) {
+      separation(upper, lower);
+      return;
+    }
+    const ex gap = (rl.eps_exponent() - ru.eps_exponent()).normal();
+    symbolic::SatResult exceeds = sat(overlap, gap, RelOp::kGreater);
+    std::string component = "exponent of 1/eps";
+    ex decided_gap = gap;
+    if (exceeds.status == Satisfiability::kUnsatisfiable && gap.is_zero()) {
+      decided_gap = (rl.log_exponent() - ru.log_exponent()).normal();
+      exceeds = sat(overlap, decided_gap, RelOp::kGreater);
+      component = "exponent of log(1/eps)";
+    }
+    if (exceeds.status == Satisfiability::kUnknown) {
+      undecided(ids, "whether " + lower.entry->id + " exceeds " + upper.entry->id, exceeds.reason);
+      return;
+    }
+    if (exceeds.status == Satisfiability::kUnsatisfiable) return;  // consistent
+    Finding f;
+    f.kind = FindingKind::kContradiction;
+    const bool claims = upper.entry->is_claim() && lower.entry->is_claim();
+    f.severity = claims ? Severity::kError : Severity::kWarning;
+    f.entries = ids;
+    const symbolic::Condition where = symbolic::positive_condition(decided_gap, overlap, oracle_);
+    f.condition = where.text;
+    f.condition_latex = where.latex;
+    f.gap = symbolic::canonical(decided_gap);
+    f.summary = fmt::format(
+        "lower bound {} {} exceeds upper bound {} {} where their settings overlap ({}), wherever {}",
+        lower.entry->id, rl.print(landau_of(lower.entry->kind)), upper.entry->id,
+        ru.print(landau_of(upper.entry->kind)), overlap_text, where.text);
+    if (exceeds.witness) f.witnesses.push_back({"lower exceeds upper", *exceeds.witness});
+    const symbolic::SatResult fine = sat(overlap, decided_gap, RelOp::kLessEqual);
+    if (fine.witness) f.witnesses.push_back({"consistent", *fine.witness});
+    f.suggestions = restrictions(upper, lower);
+    report_.findings.push_back(std::move(f));
+  }
+
+  void separation(const Prepared& upper, const Prepared& lower) {
+    // Two architectures for the same targets: the upper bound's architecture symbols are its own.
+    const GiNaC::exmap apart =
+        renaming(parts_of(upper.rate, upper.domain), upper.entry->id,
+                 [](const SymbolInfo& s) { return s.role == Role::kArchitecture; });
+    Domain both = upper.domain.substituted(apart);
+    both.extend(lower.domain);
+    Rate ru = upper.rate.substituted(apart);
+    Rate rl = lower.rate;
+    eliminate_equalities(both, {&ru, &rl});
+    if (sat(both).status != Satisfiability::kSatisfiable) return;  // they differ in the problem
+    ++report_.comparisons;
+    const symbolic::RateComparison c = symbolic::compare_as_eps_to_zero(rl, ru, both, oracle_);
+    if (c.growth != symbolic::Growth::kUnknown) ++report_.comparisons_decided;
+    if (c.growth != symbolic::Growth::kFaster && c.growth != symbolic::Growth::kDepends) {
+      if (c.growth == symbolic::Growth::kUnknown) {
+        undecided({lower.entry->id, upper.entry->id}, "a separation", c.note);
+      }
+      return;
+    }
+    Finding f;
+    f.kind = FindingKind::kSeparation;
+    f.severity = Severity::kInfo;
+    f.entries = {lower.entry->id, upper.entry->id};
+    f.gap = symbolic::canonical(c.gap);
+    const bool always = c.growth == symbolic::Growth::kFaster;
+    f.condition = always ? "always" : c.faster_when.text;
+    f.condition_latex = always ? "\\text{always}" : c.faster_when.latex;
+    f.summary = fmt::format(
+        "separation: {} ({}) needs more than {} ({}) achieves, {}: lower {} against upper {}",
+        lower.entry->id, lower.domain.to_text(), upper.entry->id, upper.domain.to_text(),
+        always ? "for every value of the parameters" : "wherever " + c.faster_when.text,
+        rl.print(landau_of(lower.entry->kind)), ru.print(landau_of(upper.entry->kind)));
+    if (c.gap_sign.positive_at) f.witnesses.push_back({"separated", *c.gap_sign.positive_at});
+    if (c.gap_sign.negative_at) f.witnesses.push_back({"not separated", *c.gap_sign.negative_at});
+    if (c.gap_sign.zero_at) f.witnesses.push_back({"equal exponents", *c.gap_sign.zero_at});
+    report_.findings.push_back(std::move(f));
+  }
+
+  /// Is every point of `inner`'s domain in `outer`'s?
+  bool contains(const Prepared& outer, const Prepared& inner) {
+    for (const Requirement& r : outer.requirements) {
+      if (sat(inner.domain, r.expr, negate(r.op)).status != Satisfiability::kUnsatisfiable) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void implications(const Prepared& a, const Prepared& b, bool upper) {
+    for (const auto& [wide, narrow] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+      // Upper bounds pass to narrower task families, lower bounds to wider ones.
+      const bool tasks_fit = upper ? catalogue_.task_within(narrow->entry->task, wide->entry->task)
+                                   : catalogue_.task_within(wide->entry->task, narrow->entry->task);
+      if (!tasks_fit || !contains(*wide, *narrow)) continue;
+      implication(*wide, *narrow, upper);
+      return;  // equal settings: report one direction
+    }
+  }
+
+  void implication(const Prepared& wide, const Prepared& narrow, bool upper) {
+    Domain domain = narrow.domain;
+    Rate rw = wide.rate;
+    Rate rn = narrow.rate;
+    const std::string domain_text = eliminate_equalities(domain, {&rw, &rn});
+    // How much weaker the narrow entry is than what the wide one gives on its setting.
+    const ex gap = upper ? (rn.eps_exponent() - rw.eps_exponent()).normal()
+                         : (rw.eps_exponent() - rn.eps_exponent()).normal();
+    ++report_.comparisons;
+    const symbolic::SignDecision sign = oracle_.sign(gap, domain);
+    if (sign.sign == symbolic::Sign::kUnknown) {
+      undecided({wide.entry->id, narrow.entry->id}, "an implication", "the exponent gap's sign");
+      return;
+    }
+    ++report_.comparisons_decided;
+    Finding f;
+    f.kind = FindingKind::kImplication;
+    f.severity = Severity::kInfo;
+    f.entries = {wide.entry->id, narrow.entry->id};
+    f.gap = symbolic::canonical(gap);
+    const std::string restricted = fmt::format("{} restricted to the setting of {} ({}) gives {}",
+                                               wide.entry->id, narrow.entry->id, domain_text,
+                                               rw.print(landau_of(wide.entry->kind)));
+    const std::string theirs = rn.print(landau_of(narrow.entry->kind));
+    switch (sign.sign) {
+      case symbolic::Sign::kPositive:
+        f.condition = "always";
+        f.summary = fmt::format("implication: {}; it implies {} {}, which is weaker by a factor "
+                                "eps^(-({}))", restricted, narrow.entry->id, theirs, f.gap);
+        break;
+      case symbolic::Sign::kZero:
+        f.condition = "always";
+        f.summary = fmt::format("implication: {}, the same rate as {} {}: the narrower entry is "
+                                "implied exactly", restricted, narrow.entry->id, theirs);
+        break;
+      case symbolic::Sign::kNegative:
+        f.condition = "never";
+        f.summary = fmt::format("refinement: {}; {} {} is stronger everywhere on its setting "
+                                "(exponent gap {})", restricted, narrow.entry->id, theirs, f.gap);
+        break;
+      default: {
+        const symbolic::Condition where = symbolic::positive_condition(-gap, domain, oracle_);
+        f.condition = "exponent gap " + f.gap + " >= 0";
+        f.condition_latex = symbolic::canonical_relation(gap, ">=", symbolic::Format::kLatex);
+        f.summary = fmt::format(
+            "implication depends on the parameters: {}; it implies {} {} where {} >= 0 "
+            "(exponent gap), and {} is the stronger claim where {}", restricted,
+            narrow.entry->id, theirs, f.gap, narrow.entry->id, where.text);
+        break;
+      }
+    }
+    if (sign.positive_at) f.witnesses.push_back({"implied, weaker", *sign.positive_at});
+    if (sign.zero_at) f.witnesses.push_back({"implied, equal", *sign.zero_at});
+    if (sign.negative_at) f.witnesses.push_back({"narrower is stronger", *sign.negative_at});
+    report_.findings.push_back(std::move(f));
+  }
+
+  const Catalogue& catalogue_;
+  symbolic::SignOracle oracle_;
+  CheckReport report_;
+};
+
+}  // namespace
+
+std::string to_text(Severity severity) {
+  switch (severity) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "note";
+  }
+  return {};
+}
+
+std::string to_text(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kContradiction: return "contradiction";
+    case FindingKind::kSeparation: return "separation";
+    case FindingKind::kImplication: return "implication";
+    case FindingKind::kVacuous: return "vacuous";
+    case FindingKind::kDegenerate: return "degenerate";
+    case FindingKind::kUndecided: return "undecided";
+  }
+  return {};
+}
+
+std::size_t CheckReport::count(Severity severity) const {
+  return static_cast<std::size_t>(std::count_if(
+      findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == severity; }));
+}
+
+std::string CheckReport::brief() const {
+  return fmt::format("{} entries, {} related pairs, {} comparisons ({} decided): {} errors, "
+                     "{} warnings, {} notes in {:.3f} s",
+                     entries, pairs_examined, comparisons, comparisons_decided,
+                     count(Severity::kError), count(Severity::kWarning), count(Severity::kInfo),
+                     seconds);
+}
+
+CheckReport check(const Catalogue& catalogue, const CheckOptions& options) {
+  return Checker(catalogue, options).run();
+}
+
+}  // namespace infoflow::theorems
