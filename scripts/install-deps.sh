@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages infoflow needs, when run as root and any is missing.
+# Not root and something missing: says which, and how to install them, then fails.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libginac-dev libcln-dev libz3-dev libeigen3-dev
+  libboost-test-dev libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
+  texlive-latex-base texlive-latex-recommended   # compiles the generated tables in the tests
+  python3-sympy                                  # the peer of the check benchmark
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "infoflow: missing Debian packages: ${missing[*]}" >&2
+  echo "install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "infoflow: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
