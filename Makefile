@@ -31,7 +31,7 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	@$(BUILD)/bench/bench_check
+	@bench/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(OUT)

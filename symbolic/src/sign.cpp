@@ -1,5 +1,8 @@
 #include "infoflow/symbolic/sign.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -158,7 +161,10 @@ struct SignOracle::Impl {
   /// Variables of one query: integer symbols as Int (when `integral`) seen through to_real.
   struct Vars {
     std::map<ex, z3::expr, GiNaC::ex_is_less> term;  // the real-valued view of each symbol
-    std::map<const SymbolInfo*, z3::expr> raw;         // the declared constant, for the model
+    struct ByOrder {
+      bool operator()(const SymbolInfo* a, const SymbolInfo* b) const { return a->order < b->order; }
+    };
+    std::map<const SymbolInfo*, z3::expr, ByOrder> raw;  // the declared constant, for the model
   };
 
   z3::expr variable(const ex& symbol, Vars& vars, bool integral) {
@@ -184,17 +190,20 @@ struct SignOracle::Impl {
   z3::expr translate(const ex& e, Vars& vars, bool integral) {
     if (GiNaC::is_a<GiNaC::numeric>(e)) return number(GiNaC::ex_to<numeric>(e));
     if (GiNaC::is_a<GiNaC::symbol>(e)) return variable(e, vars, integral);
-    if (GiNaC::is_a<GiNaC::add>(e)) {
-      z3::expr sum = translate(e.op(0), vars, integral);
-      for (std::size_t i = 1; i < e.nops(); ++i) sum = sum + translate(e.op(i), vars, integral);
-      return sum;
-    }
-    if (GiNaC::is_a<GiNaC::mul>(e)) {
-      z3::expr product = translate(e.op(0), vars, integral);
-      for (std::size_t i = 1; i < e.nops(); ++i) {
-        product = product * translate(e.op(i), vars, integral);
+    if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+      // GiNaC's operand order follows address-seeded hashes and changes between runs; Z3's
+      // search (and the witness it returns) depends on the order it is given. Sort first.
+      std::vector<std::pair<std::string, ex>> operands;
+      for (std::size_t i = 0; i < e.nops(); ++i) operands.emplace_back(canonical(e.op(i)), e.op(i));
+      std::sort(operands.begin(), operands.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      const bool sum = GiNaC::is_a<GiNaC::add>(e);
+      z3::expr out = translate(operands.front().second, vars, integral);
+      for (std::size_t i = 1; i < operands.size(); ++i) {
+        const z3::expr next = translate(operands[i].second, vars, integral);
+        out = sum ? out + next : out * next;
       }
-      return product;
+      return out;
     }
     if (GiNaC::is_a<GiNaC::power>(e) && GiNaC::is_a<GiNaC::numeric>(e.op(1))) {
       const numeric p = GiNaC::ex_to<numeric>(e.op(1));
@@ -290,42 +299,132 @@ struct SignOracle::Impl {
     return true;
   }
 
-  /// One satisfiability question: first over the reals (a relaxation: unsat there is unsat
-  /// over the integers too), then, if the real model is not integral, over the integers.
+  enum class Phase { kReals, kIntegers };
+
+  /// One Z3 call over `conditions` plus `fixed` (symbol == value); integer symbols are Int
+  /// in the integer phase.
+  z3::check_result run(const std::vector<Condition>& conditions, const Witness& fixed, Phase phase,
+                       Vars& vars, std::optional<z3::model>& model, std::string& reason,
+                       OracleStats& stats) {
+    const bool integral = phase == Phase::kIntegers;
+    z3::solver solver(ctx);
+    z3::params params(ctx);
+    params.set("timeout", timeout_ms);
+    solver.set(params);
+    for (const Condition& c : conditions) add_condition(solver, c, vars, integral);
+    for (const auto& [info, value] : fixed.values) {
+      solver.add(variable(info->symbol, vars, integral) == number(value));
+    }
+    add_symbol_domains(solver, vars);
+    ++stats.solver_calls;
+    if (std::getenv("INFOFLOW_TRACE_Z3") != nullptr) std::cerr << solver.to_smt2() << "\n";
+    const z3::check_result answer = solver.check();
+    if (answer == z3::sat) model = solver.get_model();
+    if (answer == z3::unknown) reason = "the solver gave up: " + solver.reason_unknown();
+    return answer;
+  }
+
+  static bool linear(const ex& e) {
+    const ex expanded = e.expand();
+    const auto term_linear = [](const ex& t) {
+      if (GiNaC::is_a<numeric>(t) || GiNaC::is_a<GiNaC::symbol>(t)) return true;
+      if (!GiNaC::is_a<GiNaC::mul>(t)) return false;
+      int symbols = 0;
+      for (std::size_t i = 0; i < t.nops(); ++i) {
+        if (GiNaC::is_a<GiNaC::symbol>(t.op(i))) {
+          ++symbols;
+        } else if (!GiNaC::is_a<numeric>(t.op(i))) {
+          return false;
+        }
+      }
+      return symbols <= 1;
+    };
+    if (!GiNaC::is_a<GiNaC::add>(expanded)) return term_linear(expanded);
+    for (std::size_t i = 0; i < expanded.nops(); ++i) {
+      if (!term_linear(expanded.op(i))) return false;
+    }
+    return true;
+  }
+
+  static bool all_linear(const std::vector<Condition>& conditions) {
+    return std::all_of(conditions.begin(), conditions.end(), [](const Condition& c) {
+      return linear(c.num) && (c.den_positive || linear(c.den));
+    });
+  }
+
+  /// One satisfiability question. Over the reals first (a relaxation: unsat there is unsat over
+  /// the integers too). A real model that is not integral is rounded (floor or ceiling of each
+  /// integer symbol, the reals solved again). Z3's integer arithmetic is used only for linear
+  /// conditions: on nonlinear mixed problems it can run past its timeout without returning.
   SatResult solve(const std::vector<Condition>& conditions, OracleStats& stats) {
     SatResult result;
-    for (const bool integral : {false, true}) {
-      Vars vars;
-      z3::solver solver(ctx);
-      z3::params params(ctx);
-      params.set("timeout", timeout_ms);
-      solver.set(params);
-      try {
-        for (const Condition& c : conditions) add_condition(solver, c, vars, integral);
-      } catch (const NotPolynomial& e) {
-        result.status = Satisfiability::kUnknown;
-        result.reason = std::string("the solver takes polynomial conditions only: ") + e.what();
+    std::optional<z3::model> model;
+    Vars vars;
+    z3::check_result answer = z3::unknown;
+    try {
+      answer = run(conditions, Witness{}, Phase::kReals, vars, model, result.reason, stats);
+    } catch (const NotPolynomial& e) {
+      result.reason = std::string("the solver takes polynomial conditions only: ") + e.what();
+      return result;
+    }
+    if (answer == z3::unsat) {
+      result.status = Satisfiability::kUnsatisfiable;
+      return result;
+    }
+    if (answer == z3::sat) {
+      Witness w = witness(*model, vars);
+      if (integral_where_needed(w)) {
+        result.status = Satisfiability::kSatisfiable;
+        if (verified(w, conditions)) result.witness = std::move(w);
         return result;
       }
-      add_symbol_domains(solver, vars);
-      ++stats.solver_calls;
-      const z3::check_result answer = solver.check();
-      if (answer == z3::unsat) {
+      // Round the integer symbols, at most 2^6 combinations.
+      std::vector<std::pair<const SymbolInfo*, numeric>> fractional;
+      for (const auto& [info, value] : w.values) {
+        if (info->integer && !value.is_integer()) fractional.emplace_back(info, value);
+      }
+      const std::size_t combos = fractional.size() <= 6 ? (1u << fractional.size()) : 1u;
+      for (std::size_t mask = 0; mask < combos; ++mask) {
+        Witness fixed;
+        for (std::size_t i = 0; i < fractional.size(); ++i) {
+          const numeric& v = fractional[i].second;
+          // Integer symbols are positive, so the truncated quotient is the floor.
+          const numeric down = GiNaC::iquo(v.numer(), v.denom());
+          numeric pick = (combos == 1 || (mask >> i & 1u) != 0) ? down + 1 : down;
+          if (pick < fractional[i].first->lower) pick = fractional[i].first->lower;
+          fixed.values.emplace_back(fractional[i].first, pick);
+        }
+        Vars rounded_vars;
+        std::optional<z3::model> rounded;
+        std::string ignored;
+        if (run(conditions, fixed, Phase::kReals, rounded_vars, rounded, ignored, stats) == z3::sat) {
+          Witness found = witness(*rounded, rounded_vars);
+          if (integral_where_needed(found)) {
+            result.status = Satisfiability::kSatisfiable;
+            if (verified(found, conditions)) result.witness = std::move(found);
+            return result;
+          }
+        }
+      }
+    }
+    if (all_linear(conditions)) {
+      Vars int_vars;
+      std::optional<z3::model> int_model;
+      const z3::check_result exact =
+          run(conditions, Witness{}, Phase::kIntegers, int_vars, int_model, result.reason, stats);
+      if (exact == z3::unsat) {
         result.status = Satisfiability::kUnsatisfiable;
         return result;
       }
-      if (answer == z3::sat) {
-        Witness w = witness(solver.get_model(), vars);
-        if (integral || integral_where_needed(w)) {
-          result.status = Satisfiability::kSatisfiable;
-          if (verified(w, conditions)) result.witness = std::move(w);
-          return result;
-        }
+      if (exact == z3::sat) {
+        Witness w = witness(*int_model, int_vars);
+        result.status = Satisfiability::kSatisfiable;
+        if (verified(w, conditions)) result.witness = std::move(w);
+        return result;
       }
-      result.status = Satisfiability::kUnknown;
-      result.reason = answer == z3::unknown ? "the solver gave up: " + solver.reason_unknown()
-                                            : "no integer point found";
     }
+    result.status = Satisfiability::kUnknown;
+    if (answer == z3::sat) result.reason = "no integer point found near the real solution";
     return result;
   }
 };
