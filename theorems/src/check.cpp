@@ -444,9 +444,9 @@ std::size_t CheckReport::count(Severity severity) const {
 }
 
 std::string CheckReport::brief() const {
-  return fmt::format("{} entries, {} related pairs, {} comparisons ({} decided): {} errors, "
-                     "{} warnings, {} notes in {:.3f} s",
-                     entries, pairs_examined, comparisons, comparisons_decided,
+  return fmt::format("{} entries, {} related pairs, {} comparisons ({} decided, {} solver calls): "
+                     "{} errors, {} warnings, {} notes in {:.3f} s",
+                     entries, pairs_examined, comparisons, comparisons_decided, oracle.solver_calls,
                      count(Severity::kError), count(Severity::kWarning), count(Severity::kInfo),
                      seconds);
 }
