@@ -222,10 +222,10 @@ std::string canonical(const ex& e, Format format) {
 std::string canonical_relation(const ex& lhs_minus_rhs, const std::string& op, Format format) {
   const ex normal = lhs_minus_rhs.normal();
   // Only the numerator's sign matters when the denominator is structurally positive.
-  const bool den_positive = normal.denom().info(GiNaC::info_flags::positive);
-  const ex body = den_positive ? normal.numer().expand() : normal;
-  std::vector<Monomial> terms = den_positive ? monomials(body) : std::vector<Monomial>{};
-  if (!den_positive) return canonical(normal, format) + " " + op + " 0";
+  if (!normal.denom().info(GiNaC::info_flags::positive)) {
+    return canonical(normal, format) + " " + op + " 0";
+  }
+  const std::vector<Monomial> terms = monomials(normal.numer().expand());
   std::vector<Monomial> left;
   std::vector<Monomial> right;
   for (const Monomial& m : terms) {

@@ -29,7 +29,6 @@ class Parser {
     Expr left = expression();
     skip_space();
     while (pos_ < text_.size()) {
-      const std::size_t op_pos = pos_;
       const RelOp op = relop();
       Expr right = expression();
       out.push_back(Relation{left, op, right});
@@ -38,7 +37,6 @@ class Parser {
       if (pos_ < text_.size() && !at_relop()) {
         fail(pos_, "unexpected '" + std::string(1, text_[pos_]) + "'");
       }
-      (void)op_pos;
     }
     if (out.empty()) fail(pos_, "expected a relation (<, <=, >, >=, ==, !=)");
     return out;

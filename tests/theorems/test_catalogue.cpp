@@ -119,4 +119,11 @@ BOOST_AUTO_TEST_CASE(contradictory_hypotheses_are_rejected) {
   BOOST_TEST(e.message().find("infoflow.thm2.kth_max") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(task_cycles_are_rejected) {
+  TempCatalogue t;
+  BOOST_TEST_REQUIRE(t.replace("tasks.toml", "id = \"sequence_to_scalar\"",
+                               "id = \"sequence_to_scalar\"\nparent = \"retrieval\""));
+  BOOST_TEST(load_failure(t.dir()).message().find("cycle") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

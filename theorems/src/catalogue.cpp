@@ -240,6 +240,13 @@ Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
     if (!t.parent.empty() && catalogue.find_task(t.parent) == nullptr) {
       throw InputError("task family '" + t.id + "' has an unknown parent '" + t.parent + "'");
     }
+    std::string current = t.parent;
+    for (std::size_t steps = 0; !current.empty(); ++steps) {
+      if (current == t.id || steps > catalogue.tasks_.size()) {
+        throw InputError("task family '" + t.id + "' is its own ancestor (a cycle of parents)");
+      }
+      current = catalogue.find_task(current)->parent;
+    }
   }
   std::map<std::string, SourceLocation> first_seen;
   for (const fs::path& file : files) {
