@@ -59,10 +59,7 @@ void add_show(CLI::App& app, Context& ctx) {
     if (*format == "json") {
       emit(report::to_json(*entry).dump(2) + "\n", "");
     } else if (*format == "latex") {
-      const char* landau = entry->kind == theorems::Kind::kUpper   ? "O"
-                           : entry->kind == theorems::Kind::kLower ? "\\Omega"
-                                                                   : "\\Theta";
-      emit(fmt::format("M = {}\\left({}\\right)\n", landau, symbolic::to_latex(entry->rate_written)), "");
+      emit("M = " + report::bound_latex(*entry) + "\n", "");
     } else {
       emit(report::entry_text(*entry, catalogue), "");
     }

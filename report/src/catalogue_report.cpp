@@ -33,14 +33,6 @@ std::string relations_text(const std::vector<WrittenRelation>& relations) {
   return out.empty() ? "-" : out;
 }
 
-/// The bound in the author's written form: \Omega(\varepsilon^{...}).
-std::string bound_latex(const Entry& e) {
-  const char* landau = e.kind == theorems::Kind::kUpper   ? "O"
-                       : e.kind == theorems::Kind::kLower ? "\\Omega"
-                                                          : "\\Theta";
-  return std::string("$") + landau + "\\left(" + symbolic::to_latex(e.rate_written) + "\\right)$";
-}
-
 std::string bound_text(const Entry& e) {
   return symbolic::to_text(theorems::landau_of(e.kind)) + "(" +
          symbolic::to_text(e.rate_written) + ")";
@@ -55,6 +47,13 @@ std::string witnesses_text(const Finding& f) {
 }
 
 }  // namespace
+
+std::string bound_latex(const Entry& e) {
+  const char* landau = e.kind == theorems::Kind::kUpper   ? "O"
+                       : e.kind == theorems::Kind::kLower ? "\\Omega"
+                                                          : "\\Theta";
+  return std::string(landau) + "\\left(" + symbolic::to_latex(e.rate_written) + "\\right)";
+}
 
 std::string latex_escape(const std::string& text) {
   std::string out;
@@ -86,7 +85,7 @@ std::string catalogue_table_latex(const Catalogue& catalogue) {
     out += fmt::format("\\texttt{{{}}} & {} & {} & {} & {} & {} & {} \\\\\n", latex_escape(e.id),
                        latex_escape(e.source), theorems::to_text(e.provenance),
                        latex_escape(e.task), relations_latex(e.setting),
-                       relations_latex(e.hypotheses), bound_latex(e));
+                       relations_latex(e.hypotheses), "$" + bound_latex(e) + "$");
   }
   out += "\\bottomrule\n\\end{longtable}\n";
   return out;

@@ -17,6 +17,9 @@ namespace infoflow::report {
 /// Escapes LaTeX's special characters in plain text.
 std::string latex_escape(const std::string& text);
 
+/// The entry's bound in LaTeX math, in its author's written form: "\Omega\left(...\right)".
+std::string bound_latex(const theorems::Entry& entry);
+
 /// A booktabs table of the entries: id, source, provenance, kind, setting, hypotheses, bound.
 std::string catalogue_table_latex(const theorems::Catalogue& catalogue);
 /// A booktabs table of the findings: severity, kind, entries, condition, witness.
