@@ -136,19 +136,6 @@ std::string to_text(Satisfiability status) {
   return {};
 }
 
-bool SignDecision::can_be_positive() const {
-  return sign == Sign::kPositive || sign == Sign::kNonNegative || sign == Sign::kNonZero ||
-         sign == Sign::kIndefinite || sign == Sign::kUnknown;
-}
-bool SignDecision::can_be_negative() const {
-  return sign == Sign::kNegative || sign == Sign::kNonPositive || sign == Sign::kNonZero ||
-         sign == Sign::kIndefinite || sign == Sign::kUnknown;
-}
-bool SignDecision::can_be_zero() const {
-  return sign == Sign::kZero || sign == Sign::kNonNegative || sign == Sign::kNonPositive ||
-         sign == Sign::kIndefinite || sign == Sign::kUnknown;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The Z3 side
 

@@ -78,10 +78,6 @@ struct SignDecision {
   std::optional<Witness> negative_at;
   std::optional<Witness> zero_at;
   std::string method;  ///< "structural" or "z3"
-
-  [[nodiscard]] bool can_be_positive() const;
-  [[nodiscard]] bool can_be_negative() const;
-  [[nodiscard]] bool can_be_zero() const;
 };
 
 enum class Satisfiability { kSatisfiable, kUnsatisfiable, kUnknown };
