@@ -1,0 +1,14 @@
+#ifndef INFOFLOW_NUMERIC_HPP_
+#define INFOFLOW_NUMERIC_HPP_
+
+/// \file
+/// Umbrella header of the numeric core: the Eigen Transformer, its training and the tasks.
+
+#include "infoflow/numeric/config.hpp"
+#include "infoflow/numeric/optimizer.hpp"
+#include "infoflow/numeric/random.hpp"
+#include "infoflow/numeric/tasks.hpp"
+#include "infoflow/numeric/train.hpp"
+#include "infoflow/numeric/transformer.hpp"
+
+#endif  // INFOFLOW_NUMERIC_HPP_

@@ -1,0 +1,96 @@
+#ifndef INFOFLOW_NUMERIC_TRAIN_HPP_
+#define INFOFLOW_NUMERIC_TRAIN_HPP_
+
+/// \file
+/// Training a Transformer on a task: fresh samples every step, AdamW with warm-up and cosine
+/// schedule, gradient clipping, validation NMSE on a fixed held-out set, the best kept.
+///
+/// Reproducibility: every random number comes from `seed` through named streams (init,
+/// calibration, validation, training sample i of step s). The batch is cut into `chunks`
+/// fixed pieces whose gradients are summed in order, so the result depends on the seed and
+/// the chunk count, never on the number of threads: the same seed gives bitwise the same run.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "infoflow/numeric/config.hpp"
+#include "infoflow/numeric/optimizer.hpp"
+#include "infoflow/numeric/tasks.hpp"
+
+namespace infoflow::numeric {
+
+enum class Precision { kFloat32, kFloat64 };
+std::string_view to_string(Precision p);
+Precision parse_precision(std::string_view text);
+
+struct TrainOptions {
+  Index steps = 2000;
+  Index batch = 64;
+  AdamWOptions adam;
+  Index warmup = -1;          ///< -1: 2 % of the steps
+  double min_lr_ratio = 0.0;  ///< the cosine ends at min_lr_ratio * learning rate
+  double clip = 1.0;          ///< global gradient norm; 0 disables
+  Index eval_every = 0;       ///< 0: 20 evaluations over the run
+  Index validation_size = 2048;
+  std::uint64_t seed = 1;
+  Index threads = 0;          ///< 0: all cores
+  Index chunks = 2;           ///< fixed pieces of each batch (the parallel grain)
+  Precision precision = Precision::kFloat32;
+
+  /// Throws InputError naming the first invalid field.
+  void validate() const;
+  [[nodiscard]] Index warmup_steps() const;
+  [[nodiscard]] Index eval_interval() const;
+};
+
+struct CurvePoint {
+  Index step = 0;
+  double learning_rate = 0;
+  double train_nmse = 0;       ///< the batch's MSE over the target variance
+  double validation_nmse = 0;
+};
+
+enum class RunStatus { kCompleted, kDiverged };
+std::string_view to_string(RunStatus s);
+
+struct TrainResult {
+  RunStatus status = RunStatus::kCompleted;
+  Index steps_done = 0;
+  Index diverged_at = -1;         ///< the step whose loss or gradient was not finite
+  double best_validation_nmse = 0;
+  Index best_step = 0;
+  double final_validation_nmse = 0;
+  double target_mean = 0;         ///< the calibration set's, used to standardise targets
+  double target_std = 1;
+  ParameterCount parameters;
+  std::vector<CurvePoint> curve;
+  double seconds_total = 0;
+  double seconds_training = 0;    ///< steps only, evaluations excluded
+  Index threads_used = 1;
+  std::string task_description;
+
+  [[nodiscard]] double seconds_per_step() const {
+    return steps_done > 0 ? seconds_training / static_cast<double>(steps_done) : 0.0;
+  }
+};
+
+/// Called after each evaluation, and after a step at most every `progress_interval` seconds.
+struct Progress {
+  Index step = 0;
+  Index total = 0;
+  double train_nmse = 0;
+  double best_validation_nmse = 0;
+  double seconds = 0;
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+/// Trains a fresh model (initialised from the seed). Throws InputError if the options or the
+/// model do not fit the task (token dimension, T); a divergence is a status, not an error.
+TrainResult train(const ModelConfig& model, const Task& task, const TrainOptions& options,
+                  const ProgressCallback& progress = {});
+
+}  // namespace infoflow::numeric
+
+#endif  // INFOFLOW_NUMERIC_TRAIN_HPP_

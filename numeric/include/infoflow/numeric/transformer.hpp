@@ -1,0 +1,124 @@
+#ifndef INFOFLOW_NUMERIC_TRANSFORMER_HPP_
+#define INFOFLOW_NUMERIC_TRANSFORMER_HPP_
+
+/// \file
+/// The Transformer of THEORY.md section 2 with a hand-written backward pass.
+///
+/// Layout: a batch of `count` sequences is a column-major matrix with one column per position,
+/// sequence after sequence; S = T + 1 positions per sequence, the readout token last. The
+/// parameters, their gradients and the activations each live in one flat buffer.
+///
+/// The last layer computes only what reaches the readout: its keys and values at every
+/// position, its queries, attention output and FFN at the readout token alone. The result is
+/// exactly that of the full model (the other positions of the last layer are never read).
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "infoflow/numeric/config.hpp"
+
+namespace infoflow::numeric {
+
+template <class Scalar>
+using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+template <class Scalar>
+using MatrixMap = Eigen::Map<Matrix<Scalar>>;
+template <class Scalar>
+using ConstMatrixMap = Eigen::Map<const Matrix<Scalar>>;
+
+/// Parameters of a model, in the order of its ParameterLayout.
+template <class Scalar>
+class Transformer {
+ public:
+  /// Validates the configuration (InputError) and zeroes the parameters.
+  explicit Transformer(ModelConfig config);
+
+  /// GPT-2 style start: weights N(0, 1/fan_in), the residual projections (attention output,
+  /// FFN output) scaled down by sqrt(2L), biases 0, LayerNorm gains 1, the readout token
+  /// N(0, 1) and learned positions N(0, 0.1^2). Deterministic in `seed`.
+  void initialize(std::uint64_t seed);
+
+  [[nodiscard]] const ModelConfig& config() const { return config_; }
+  [[nodiscard]] const ParameterLayout& layout() const { return layout_; }
+  [[nodiscard]] std::vector<Scalar>& parameters() { return parameters_; }
+  [[nodiscard]] const std::vector<Scalar>& parameters() const { return parameters_; }
+  /// One tensor of the flat buffer, as a rows x cols matrix.
+  [[nodiscard]] MatrixMap<Scalar> tensor(std::string_view name);
+  [[nodiscard]] ConstMatrixMap<Scalar> tensor(std::string_view name) const;
+  /// The same, for a buffer of the same layout (a gradient, an optimizer moment).
+  [[nodiscard]] MatrixMap<Scalar> tensor_in(Scalar* buffer, const TensorInfo& info) const;
+  /// Fixed sinusoidal encoding E x T (empty unless the configuration asks for it).
+  [[nodiscard]] const Matrix<Scalar>& sinusoid() const { return sinusoid_; }
+
+ private:
+  ModelConfig config_;
+  ParameterLayout layout_;
+  std::vector<Scalar> parameters_;
+  Matrix<Scalar> sinusoid_;
+};
+
+/// The activations of up to `capacity` sequences, and the scratch of their backward pass.
+/// One per thread; reused across steps, so a step allocates nothing.
+template <class Scalar>
+class Workspace {
+ public:
+  Workspace(const ModelConfig& config, Index capacity);
+
+  [[nodiscard]] Index capacity() const { return capacity_; }
+
+  /// inputs: d x (count*T), one column per input token, sequence after sequence.
+  /// Writes `count` predictions. 1 <= count <= capacity.
+  void forward(const Transformer<Scalar>& model, const Scalar* inputs, Index count,
+               Scalar* predictions);
+
+  /// After forward(): adds to `gradient` (the layout's size) the gradient of
+  /// sum_b output_gradient[b] * prediction[b] with respect to every parameter.
+  void backward(const Transformer<Scalar>& model, const Scalar* output_gradient, Scalar* gradient);
+
+ private:
+  struct Slot {
+    Index offset = 0;
+    Index rows = 0;
+    Index cols = 0;  ///< at capacity
+  };
+  struct LayerSlots {
+    Slot input;      ///< z entering the layer, E x N
+    Slot normed1;    ///< LN1(z), E x N (pre-LN only)
+    Slot stats1;     ///< mean and 1/std per column, 2 x N (pre-LN only)
+    Slot query_in;   ///< normed input at the readout, E x count (last layer only)
+    Slot q, k, v;    ///< hn x Nq, hn x N, hn x N
+    Slot probs;      ///< softmax weights, S x Sq per (sequence, head)
+    Slot context;    ///< hn x Nq
+    Slot mid;        ///< z after attention, E x Nq
+    Slot normed2;    ///< LN2(mid), E x Nq (pre-LN only)
+    Slot stats2;     ///< 2 x Nq (pre-LN only)
+    Slot hidden_pre; ///< W x Nq
+    Slot hidden;     ///< W x Nq
+  };
+
+  MatrixMap<Scalar> map(const Slot& slot, Index cols);
+  Slot reserve(Index rows, Index cols);
+  [[nodiscard]] bool full(Index layer) const { return layer + 1 < config_.layers(); }
+
+  ModelConfig config_;
+  Index capacity_;
+  Index count_ = 0;
+  const Scalar* inputs_ = nullptr;
+  std::vector<LayerSlots> layers_;
+  Slot embedded_, readout_in_, readout_normed_, readout_stats_, readout_pre_, readout_hidden_;
+  Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_q_, grad_k_, grad_v_, grad_ctx_, grad_probs_;
+  std::vector<Scalar> buffer_;
+  Index size_ = 0;
+};
+
+extern template class Transformer<float>;
+extern template class Transformer<double>;
+extern template class Workspace<float>;
+extern template class Workspace<double>;
+
+}  // namespace infoflow::numeric
+
+#endif  // INFOFLOW_NUMERIC_TRANSFORMER_HPP_

@@ -1,0 +1,145 @@
+#include "infoflow/numeric/config.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "infoflow/core/error.hpp"
+
+namespace infoflow::numeric {
+
+std::string_view to_string(Activation a) { return a == Activation::kGelu ? "gelu" : "relu"; }
+
+std::string_view to_string(PositionalEncoding p) {
+  switch (p) {
+    case PositionalEncoding::kNone: return "none";
+    case PositionalEncoding::kLearned: return "learned";
+    case PositionalEncoding::kSinusoidal: return "sinusoidal";
+  }
+  return "none";
+}
+
+Activation parse_activation(std::string_view text) {
+  if (text == "gelu") return Activation::kGelu;
+  if (text == "relu") return Activation::kRelu;
+  throw InputError("unknown activation '" + std::string(text) + "' (expected gelu or relu)");
+}
+
+PositionalEncoding parse_positional_encoding(std::string_view text) {
+  if (text == "none") return PositionalEncoding::kNone;
+  if (text == "learned") return PositionalEncoding::kLearned;
+  if (text == "sinusoidal") return PositionalEncoding::kSinusoidal;
+  throw InputError("unknown positional encoding '" + std::string(text) +
+                   "' (expected none, learned or sinusoidal)");
+}
+
+namespace {
+void require(bool ok, const std::string& message) {
+  if (!ok) throw InputError(message);
+}
+}  // namespace
+
+void ModelConfig::validate() const {
+  require(tokens >= 1, "T must be at least 1 (got " + std::to_string(tokens) + ")");
+  require(token_dim >= 1, "d must be at least 1 (got " + std::to_string(token_dim) + ")");
+  require(embedding >= 1, "E must be at least 1 (got " + std::to_string(embedding) + ")");
+  require(!heads.empty(), "at least one layer of heads is needed");
+  require(head_dim >= 0, "the head dimension n must be positive");
+  for (std::size_t l = 0; l < heads.size(); ++l) {
+    const std::string layer = "layer " + std::to_string(l + 1);
+    require(heads[l] >= 1, layer + " has " + std::to_string(heads[l]) + " heads; at least 1 is needed");
+    require(head_dim > 0 || embedding % heads[l] == 0,
+            layer + ": " + std::to_string(heads[l]) + " heads do not divide E = " +
+                std::to_string(embedding) + " (set the head dimension n to fix it)");
+  }
+  require(ffn_width >= 1, "the FFN width must be at least 1");
+  require(readout_width >= 1, "the readout width must be at least 1");
+  require(attention_scale >= 0 && std::isfinite(attention_scale),
+          "the attention scale must be finite and positive (0 for 1/sqrt(n))");
+}
+
+Index ModelConfig::head_dim_of(Index layer) const {
+  return head_dim > 0 ? head_dim : embedding / heads[static_cast<std::size_t>(layer)];
+}
+
+double ModelConfig::scale_of(Index layer) const {
+  return attention_scale > 0 ? attention_scale
+                             : 1.0 / std::sqrt(static_cast<double>(head_dim_of(layer)));
+}
+
+std::string ModelConfig::heads_string() const {
+  std::string out = "(";
+  for (std::size_t l = 0; l < heads.size(); ++l) {
+    if (l > 0) out += ",";
+    out += std::to_string(heads[l]);
+  }
+  return out + ")";
+}
+
+ParameterLayout::ParameterLayout(const ModelConfig& config) {
+  const Index e = config.embedding;
+  add("embed.weight", e, config.token_dim, ParameterGroup::kEncoder, true);
+  add("embed.bias", e, 1, ParameterGroup::kEncoder, false);
+  if (config.positional == PositionalEncoding::kLearned) {
+    add("embed.position", e, config.tokens, ParameterGroup::kEncoder, false);
+  }
+  add("embed.readout_token", e, 1, ParameterGroup::kEncoder, false);
+  for (Index l = 0; l < config.layers(); ++l) {
+    const std::string p = "layer" + std::to_string(l + 1) + ".";
+    const Index hn = config.heads[static_cast<std::size_t>(l)] * config.head_dim_of(l);
+    if (config.pre_layer_norm) {
+      add(p + "ln1.gain", e, 1, ParameterGroup::kNorm, false);
+      add(p + "ln1.bias", e, 1, ParameterGroup::kNorm, false);
+    }
+    add(p + "attn.q", hn, e, ParameterGroup::kAttention, true);
+    add(p + "attn.k", hn, e, ParameterGroup::kAttention, true);
+    add(p + "attn.v", hn, e, ParameterGroup::kAttention, true);
+    add(p + "attn.o", e, hn, ParameterGroup::kAttention, true);
+    add(p + "attn.o_bias", e, 1, ParameterGroup::kAttention, false);
+    if (config.pre_layer_norm) {
+      add(p + "ln2.gain", e, 1, ParameterGroup::kNorm, false);
+      add(p + "ln2.bias", e, 1, ParameterGroup::kNorm, false);
+    }
+    add(p + "ffn.w1", config.ffn_width, e, ParameterGroup::kFfn, true);
+    add(p + "ffn.b1", config.ffn_width, 1, ParameterGroup::kFfn, false);
+    add(p + "ffn.w2", e, config.ffn_width, ParameterGroup::kFfn, true);
+    add(p + "ffn.b2", e, 1, ParameterGroup::kFfn, false);
+  }
+  if (config.pre_layer_norm) {
+    add("final_ln.gain", e, 1, ParameterGroup::kNorm, false);
+    add("final_ln.bias", e, 1, ParameterGroup::kNorm, false);
+  }
+  add("readout.w1", config.readout_width, e, ParameterGroup::kReadout, true);
+  add("readout.b1", config.readout_width, 1, ParameterGroup::kReadout, false);
+  add("readout.w2", 1, config.readout_width, ParameterGroup::kReadout, true);
+  add("readout.b2", 1, 1, ParameterGroup::kReadout, false);
+}
+
+void ParameterLayout::add(std::string name, Index rows, Index cols, ParameterGroup group,
+                          bool decay) {
+  tensors_.push_back(TensorInfo{std::move(name), rows, cols, size_, group, decay});
+  size_ += rows * cols;
+}
+
+const TensorInfo& ParameterLayout::find(std::string_view name) const {
+  for (const TensorInfo& t : tensors_) {
+    if (t.name == name) return t;
+  }
+  throw std::out_of_range("ParameterLayout::find(): no tensor named " + std::string(name));
+}
+
+ParameterCount ParameterLayout::count() const {
+  ParameterCount c;
+  for (const TensorInfo& t : tensors_) {
+    c.total += t.size();
+    switch (t.group) {
+      case ParameterGroup::kEncoder: c.encoder += t.size(); break;
+      case ParameterGroup::kAttention: c.attention += t.size(); break;
+      case ParameterGroup::kFfn: c.ffn += t.size(); break;
+      case ParameterGroup::kNorm: c.norm += t.size(); break;
+      case ParameterGroup::kReadout: c.readout += t.size(); break;
+    }
+  }
+  return c;
+}
+
+}  // namespace infoflow::numeric

@@ -1,0 +1,195 @@
+#ifndef INFOFLOW_NUMERIC_SRC_LAYERS_HPP_
+#define INFOFLOW_NUMERIC_SRC_LAYERS_HPP_
+
+// Paired forward/backward kernels. Matrices are column-major with one column per position.
+// Backward kernels accumulate (+=) into parameter gradients and assign input gradients.
+
+#include <cmath>
+
+#include <Eigen/Core>
+
+#include "infoflow/numeric/config.hpp"
+
+namespace infoflow::numeric::layers {
+
+template <class Scalar>
+using Mat = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+template <class Scalar>
+using Ref = Eigen::Ref<Mat<Scalar>>;
+template <class Scalar>
+using CRef = Eigen::Ref<const Mat<Scalar>>;
+template <class Scalar>
+using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+
+// ---- linear: y (out x N) = W (out x in) x (in x N) + b (out) --------------------------------
+
+template <class Scalar>
+void linear_forward(CRef<Scalar> w, const Scalar* bias, CRef<Scalar> x, Ref<Scalar> y) {
+  y.noalias() = w * x;
+  if (bias != nullptr) {
+    y.colwise() += Eigen::Map<const Vec<Scalar>>(bias, w.rows());
+  }
+}
+
+/// dW += dy x^T, db += rowsum(dy). The input gradient is left to the caller (W^T dy), since
+/// callers differ in whether they assign or accumulate it.
+template <class Scalar>
+void linear_backward_params(CRef<Scalar> x, CRef<Scalar> dy, Ref<Scalar> dw, Scalar* dbias) {
+  dw.noalias() += dy * x.transpose();
+  if (dbias != nullptr) {
+    Eigen::Map<Vec<Scalar>>(dbias, dy.rows()) += dy.rowwise().sum();
+  }
+}
+
+// ---- activations, elementwise ------------------------------------------------------------
+
+// GELU, tanh form (PyTorch's approximate='tanh'): 0.5 x (1 + tanh(c (x + 0.044715 x^3))).
+constexpr double kGeluC = 0.7978845608028654;  // sqrt(2/pi)
+constexpr double kGeluA = 0.044715;
+
+template <class Scalar>
+void activation_forward(Activation act, CRef<Scalar> pre, Ref<Scalar> out) {
+  if (act == Activation::kRelu) {
+    out = pre.cwiseMax(Scalar(0));
+    return;
+  }
+  const Scalar c(kGeluC);
+  const Scalar a(kGeluA);
+  out = (Scalar(0.5) * pre.array() *
+         (Scalar(1) + (c * (pre.array() + a * pre.array().cube())).tanh()))
+            .matrix();
+}
+
+/// grad (in: d out, out: d pre) *= act'(pre)
+template <class Scalar>
+void activation_backward(Activation act, CRef<Scalar> pre, Ref<Scalar> grad) {
+  if (act == Activation::kRelu) {
+    grad = (pre.array() > Scalar(0)).select(grad, Scalar(0));
+    return;
+  }
+  const Scalar c(kGeluC);
+  const Scalar a(kGeluA);
+  for (Index j = 0; j < pre.cols(); ++j) {
+    for (Index i = 0; i < pre.rows(); ++i) {
+      const Scalar x = pre(i, j);
+      const Scalar t = std::tanh(c * (x + a * x * x * x));
+      const Scalar dt = (Scalar(1) - t * t) * c * (Scalar(1) + Scalar(3) * a * x * x);
+      grad(i, j) *= Scalar(0.5) * (Scalar(1) + t) + Scalar(0.5) * x * dt;
+    }
+  }
+}
+
+// ---- layer norm over the rows of each column ---------------------------------------------
+
+constexpr double kLayerNormEps = 1e-5;
+
+/// stats: 2 x N (mean, 1/std) kept for backward.
+template <class Scalar>
+void layer_norm_forward(CRef<Scalar> x, const Scalar* gain, const Scalar* bias, Ref<Scalar> y,
+                        Ref<Scalar> stats) {
+  const Index e = x.rows();
+  const Eigen::Map<const Vec<Scalar>> g(gain, e);
+  const Eigen::Map<const Vec<Scalar>> b(bias, e);
+  for (Index j = 0; j < x.cols(); ++j) {
+    const Scalar mean = x.col(j).mean();
+    const Scalar var = (x.col(j).array() - mean).square().mean();
+    const Scalar rstd = Scalar(1) / std::sqrt(var + Scalar(kLayerNormEps));
+    stats(0, j) = mean;
+    stats(1, j) = rstd;
+    y.col(j) = ((x.col(j).array() - mean) * rstd * g.array() + b.array()).matrix();
+  }
+}
+
+/// dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dxhat = dy * gain.
+template <class Scalar>
+void layer_norm_backward(CRef<Scalar> x, CRef<Scalar> stats, const Scalar* gain, CRef<Scalar> dy,
+                         Ref<Scalar> dx, Scalar* dgain, Scalar* dbias) {
+  const Index e = x.rows();
+  const Eigen::Map<const Vec<Scalar>> g(gain, e);
+  Eigen::Map<Vec<Scalar>> dg(dgain, e);
+  Eigen::Map<Vec<Scalar>> db(dbias, e);
+  Vec<Scalar> xhat(e);
+  Vec<Scalar> dxhat(e);
+  for (Index j = 0; j < x.cols(); ++j) {
+    const Scalar mean = stats(0, j);
+    const Scalar rstd = stats(1, j);
+    xhat = (x.col(j).array() - mean) * rstd;
+    dg.array() += dy.col(j).array() * xhat.array();
+    db += dy.col(j);
+    dxhat = (dy.col(j).array() * g.array()).matrix();
+    const Scalar m1 = dxhat.mean();
+    const Scalar m2 = dxhat.dot(xhat) / Scalar(e);
+    dx.col(j) = ((dxhat.array() - m1 - xhat.array() * m2) * rstd).matrix();
+  }
+}
+
+// ---- multi-head softmax attention ----------------------------------------------------------
+//
+// For sequence b and head h: Q_bh = q(h*n.., b*Sq..) (n x Sq), K_bh, V_bh (n x S).
+// P_bh (S x Sq) = softmax over rows of scale K_bh^T Q_bh; context_bh (n x Sq) = V_bh P_bh.
+// Sq is S for a full layer, 1 when only the readout token queries.
+
+struct AttentionShape {
+  Index count = 0;  // sequences
+  Index heads = 0;
+  Index head_dim = 0;
+  Index positions = 0;  // S
+  Index queries = 0;    // Sq
+  double scale = 1;
+};
+
+template <class Scalar>
+void attention_forward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, CRef<Scalar> v,
+                       Scalar* probs, Ref<Scalar> context) {
+  const Scalar scale(s.scale);
+  for (Index b = 0; b < s.count; ++b) {
+    for (Index h = 0; h < s.heads; ++h) {
+      Eigen::Map<Mat<Scalar>> p(probs + (b * s.heads + h) * s.positions * s.queries, s.positions,
+                                s.queries);
+      const auto kb = k.block(h * s.head_dim, b * s.positions, s.head_dim, s.positions);
+      const auto vb = v.block(h * s.head_dim, b * s.positions, s.head_dim, s.positions);
+      const auto qb = q.block(h * s.head_dim, b * s.queries, s.head_dim, s.queries);
+      p.noalias() = kb.transpose() * qb;
+      for (Index j = 0; j < s.queries; ++j) {
+        auto col = p.col(j).array();
+        const Scalar top = col.maxCoeff();
+        col = ((col - top) * scale).exp();
+        col /= col.sum();
+      }
+      context.block(h * s.head_dim, b * s.queries, s.head_dim, s.queries).noalias() = vb * p;
+    }
+  }
+}
+
+/// dq (n x Sq blocks), dk, dv (n x S blocks) are assigned. scratch: at least S x Sq.
+template <class Scalar>
+void attention_backward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, CRef<Scalar> v,
+                        const Scalar* probs, CRef<Scalar> dcontext, Ref<Scalar> dq, Ref<Scalar> dk,
+                        Ref<Scalar> dv, Scalar* scratch) {
+  const Scalar scale(s.scale);
+  Eigen::Map<Mat<Scalar>> dp(scratch, s.positions, s.queries);
+  for (Index b = 0; b < s.count; ++b) {
+    for (Index h = 0; h < s.heads; ++h) {
+      const Eigen::Map<const Mat<Scalar>> p(probs + (b * s.heads + h) * s.positions * s.queries,
+                                            s.positions, s.queries);
+      const Index row = h * s.head_dim;
+      const auto kb = k.block(row, b * s.positions, s.head_dim, s.positions);
+      const auto vb = v.block(row, b * s.positions, s.head_dim, s.positions);
+      const auto qb = q.block(row, b * s.queries, s.head_dim, s.queries);
+      const auto dcb = dcontext.block(row, b * s.queries, s.head_dim, s.queries);
+      dp.noalias() = vb.transpose() * dcb;
+      dv.block(row, b * s.positions, s.head_dim, s.positions).noalias() = dcb * p.transpose();
+      // Softmax backward, then the scale: d(score) = scale * P (dP - sum(P dP)).
+      for (Index j = 0; j < s.queries; ++j) {
+        const Scalar inner = p.col(j).dot(dp.col(j));
+        dp.col(j) = (p.col(j).array() * (dp.col(j).array() - inner) * scale).matrix();
+      }
+      dq.block(row, b * s.queries, s.head_dim, s.queries).noalias() = kb * dp;
+      dk.block(row, b * s.positions, s.head_dim, s.positions).noalias() = qb * dp.transpose();
+    }
+  }
+}
+
+}  // namespace infoflow::numeric::layers
+
+#endif  // INFOFLOW_NUMERIC_SRC_LAYERS_HPP_

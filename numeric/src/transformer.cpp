@@ -1,0 +1,394 @@
+#include "infoflow/numeric/transformer.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "infoflow/numeric/random.hpp"
+#include "layers.hpp"
+
+namespace infoflow::numeric {
+
+namespace {
+constexpr double kPositionStd = 0.1;
+
+template <class Scalar>
+Matrix<Scalar> sinusoidal_encoding(Index e, Index t) {
+  // Vaswani et al.: even rows sin(p / 10000^(2i/E)), odd rows cos, positions p = 1..T.
+  Matrix<Scalar> out(e, t);
+  for (Index p = 0; p < t; ++p) {
+    for (Index r = 0; r < e; ++r) {
+      const double rate = std::pow(10000.0, -static_cast<double>(r - r % 2) / static_cast<double>(e));
+      const double angle = static_cast<double>(p + 1) * rate;
+      out(r, p) = static_cast<Scalar>(r % 2 == 0 ? std::sin(angle) : std::cos(angle));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+template <class Scalar>
+Transformer<Scalar>::Transformer(ModelConfig config)
+    : config_((config.validate(), std::move(config))), layout_(config_),
+      parameters_(static_cast<std::size_t>(layout_.size()), Scalar(0)) {
+  if (config_.positional == PositionalEncoding::kSinusoidal) {
+    sinusoid_ = sinusoidal_encoding<Scalar>(config_.embedding, config_.tokens);
+  }
+}
+
+template <class Scalar>
+void Transformer<Scalar>::initialize(std::uint64_t seed) {
+  Rng rng(seed);
+  const double residual_scale = 1.0 / std::sqrt(2.0 * static_cast<double>(config_.layers()));
+  for (const TensorInfo& t : layout_.tensors()) {
+    MatrixMap<Scalar> m = tensor_in(parameters_.data(), t);
+    const std::string& name = t.name;
+    const bool gain = name.ends_with(".gain");
+    double std = 0;
+    if (t.decay) {
+      std = 1.0 / std::sqrt(static_cast<double>(t.cols));
+      if (name.ends_with("attn.o") || name.ends_with("ffn.w2")) std *= residual_scale;
+    } else if (name == "embed.readout_token") {
+      std = 1.0;
+    } else if (name == "embed.position") {
+      std = kPositionStd;
+    }
+    for (Index j = 0; j < m.cols(); ++j) {
+      for (Index i = 0; i < m.rows(); ++i) {
+        m(i, j) = gain ? Scalar(1) : static_cast<Scalar>(std * rng.normal());
+      }
+    }
+  }
+}
+
+template <class Scalar>
+MatrixMap<Scalar> Transformer<Scalar>::tensor(std::string_view name) {
+  return tensor_in(parameters_.data(), layout_.find(name));
+}
+
+template <class Scalar>
+ConstMatrixMap<Scalar> Transformer<Scalar>::tensor(std::string_view name) const {
+  const TensorInfo& t = layout_.find(name);
+  return ConstMatrixMap<Scalar>(parameters_.data() + t.offset, t.rows, t.cols);
+}
+
+template <class Scalar>
+MatrixMap<Scalar> Transformer<Scalar>::tensor_in(Scalar* buffer, const TensorInfo& info) const {
+  return MatrixMap<Scalar>(buffer + info.offset, info.rows, info.cols);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+template <class Scalar>
+typename Workspace<Scalar>::Slot Workspace<Scalar>::reserve(Index rows, Index cols) {
+  const Slot slot{size_, rows, cols};
+  size_ += rows * cols;
+  return slot;
+}
+
+template <class Scalar>
+MatrixMap<Scalar> Workspace<Scalar>::map(const Slot& slot, Index cols) {
+  return MatrixMap<Scalar>(buffer_.data() + slot.offset, slot.rows, cols);
+}
+
+template <class Scalar>
+Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity)
+    : config_(config), capacity_(capacity) {
+  config_.validate();
+  const Index e = config_.embedding;
+  const Index s = config_.sequence();
+  const Index n_all = capacity * s;
+  Index hn_max = 0;
+  embedded_ = reserve(e, capacity * config_.tokens);
+  for (Index l = 0; l < config_.layers(); ++l) {
+    const Index hn = config_.heads[static_cast<std::size_t>(l)] * config_.head_dim_of(l);
+    hn_max = std::max(hn_max, hn);
+    const Index nq = full(l) ? n_all : capacity;
+    const Index sq = full(l) ? s : 1;
+    LayerSlots ls;
+    ls.input = reserve(e, n_all);
+    if (config_.pre_layer_norm) {
+      ls.normed1 = reserve(e, n_all);
+      ls.stats1 = reserve(2, n_all);
+      ls.normed2 = reserve(e, nq);
+      ls.stats2 = reserve(2, nq);
+    }
+    if (!full(l)) ls.query_in = reserve(e, capacity);
+    ls.q = reserve(hn, nq);
+    ls.k = reserve(hn, n_all);
+    ls.v = reserve(hn, n_all);
+    ls.probs = reserve(s * sq, capacity * config_.heads[static_cast<std::size_t>(l)]);
+    ls.context = reserve(hn, nq);
+    ls.mid = reserve(e, nq);
+    ls.hidden_pre = reserve(config_.ffn_width, nq);
+    ls.hidden = reserve(config_.ffn_width, nq);
+    layers_.push_back(ls);
+  }
+  readout_in_ = reserve(e, capacity);
+  if (config_.pre_layer_norm) {
+    readout_normed_ = reserve(e, capacity);
+    readout_stats_ = reserve(2, capacity);
+  }
+  readout_pre_ = reserve(config_.readout_width, capacity);
+  readout_hidden_ = reserve(config_.readout_width, capacity);
+  grad_a_ = reserve(e, n_all);
+  grad_b_ = reserve(e, n_all);
+  grad_c_ = reserve(e, n_all);
+  grad_hidden_ = reserve(std::max(config_.ffn_width, config_.readout_width), n_all);
+  grad_q_ = reserve(hn_max, n_all);
+  grad_k_ = reserve(hn_max, n_all);
+  grad_v_ = reserve(hn_max, n_all);
+  grad_ctx_ = reserve(hn_max, n_all);
+  grad_probs_ = reserve(s, s);
+  buffer_.assign(static_cast<std::size_t>(size_), Scalar(0));
+}
+
+template <class Scalar>
+void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* inputs,
+                                Index count, Scalar* predictions) {
+  using layers::Mat;
+  const ModelConfig& c = config_;
+  const Index e = c.embedding;
+  const Index t = c.tokens;
+  const Index s = c.sequence();
+  const Index n_all = count * s;
+  count_ = count;
+  inputs_ = inputs;
+  auto p = [&](const std::string& name) { return model.tensor(name); };
+  auto raw = [&](const std::string& name) { return model.tensor(name).data(); };
+
+  // Encoder: z[:, b*S + i] = W_e x_i + b_e (+ position i), z[:, b*S + T] = readout token.
+  const ConstMatrixMap<Scalar> x(inputs, c.token_dim, count * t);
+  MatrixMap<Scalar> emb = map(embedded_, count * t);
+  layers::linear_forward<Scalar>(p("embed.weight"), raw("embed.bias"), x, emb);
+  MatrixMap<Scalar> z0 = map(layers_[0].input, n_all);
+  const ConstMatrixMap<Scalar> token = p("embed.readout_token");
+  for (Index b = 0; b < count; ++b) {
+    z0.block(0, b * s, e, t) = emb.block(0, b * t, e, t);
+    if (c.positional == PositionalEncoding::kLearned) z0.block(0, b * s, e, t) += p("embed.position");
+    if (c.positional == PositionalEncoding::kSinusoidal) z0.block(0, b * s, e, t) += model.sinusoid();
+    z0.col(b * s + t) = token;
+  }
+
+  for (Index l = 0; l < c.layers(); ++l) {
+    const LayerSlots& ls = layers_[static_cast<std::size_t>(l)];
+    const std::string pre = "layer" + std::to_string(l + 1) + ".";
+    const Index heads = c.heads[static_cast<std::size_t>(l)];
+    const Index hn = heads * c.head_dim_of(l);
+    const Index nq = full(l) ? n_all : count;
+    MatrixMap<Scalar> z = map(ls.input, n_all);
+    Scalar* a1_data = z.data();
+    if (c.pre_layer_norm) {
+      MatrixMap<Scalar> a1 = map(ls.normed1, n_all);
+      MatrixMap<Scalar> st = map(ls.stats1, n_all);
+      layers::layer_norm_forward<Scalar>(z, raw(pre + "ln1.gain"), raw(pre + "ln1.bias"), a1, st);
+      a1_data = a1.data();
+    }
+    const MatrixMap<Scalar> a1(a1_data, e, n_all);
+    MatrixMap<Scalar> k = map(ls.k, n_all);
+    MatrixMap<Scalar> v = map(ls.v, n_all);
+    MatrixMap<Scalar> q = map(ls.q, nq);
+    MatrixMap<Scalar> mid = map(ls.mid, nq);
+    k.noalias() = p(pre + "attn.k") * a1;
+    v.noalias() = p(pre + "attn.v") * a1;
+    if (full(l)) {
+      q.noalias() = p(pre + "attn.q") * a1;
+      mid = z;
+    } else {
+      MatrixMap<Scalar> qin = map(ls.query_in, count);
+      for (Index b = 0; b < count; ++b) {
+        qin.col(b) = a1.col(b * s + t);
+        mid.col(b) = z.col(b * s + t);
+      }
+      q.noalias() = p(pre + "attn.q") * qin;
+    }
+    const layers::AttentionShape shape{count, heads, c.head_dim_of(l), s, full(l) ? s : 1,
+                                       c.scale_of(l)};
+    MatrixMap<Scalar> ctx = map(ls.context, nq);
+    layers::attention_forward<Scalar>(shape, q.topRows(hn), k, v, buffer_.data() + ls.probs.offset,
+                                      ctx);
+    mid.noalias() += p(pre + "attn.o") * ctx;
+    mid.colwise() += p(pre + "attn.o_bias").col(0);
+
+    Scalar* a2_data = mid.data();
+    if (c.pre_layer_norm) {
+      MatrixMap<Scalar> a2 = map(ls.normed2, nq);
+      MatrixMap<Scalar> st = map(ls.stats2, nq);
+      layers::layer_norm_forward<Scalar>(mid, raw(pre + "ln2.gain"), raw(pre + "ln2.bias"), a2, st);
+      a2_data = a2.data();
+    }
+    const MatrixMap<Scalar> a2(a2_data, e, nq);
+    MatrixMap<Scalar> hp = map(ls.hidden_pre, nq);
+    MatrixMap<Scalar> hid = map(ls.hidden, nq);
+    layers::linear_forward<Scalar>(p(pre + "ffn.w1"), raw(pre + "ffn.b1"), a2, hp);
+    layers::activation_forward<Scalar>(c.activation, hp, hid);
+    MatrixMap<Scalar> out = full(l) ? map(layers_[static_cast<std::size_t>(l + 1)].input, n_all)
+                                    : map(readout_in_, count);
+    out = mid;
+    out.noalias() += p(pre + "ffn.w2") * hid;
+    out.colwise() += p(pre + "ffn.b2").col(0);
+  }
+
+  // Readout MLP on the readout token's final state.
+  MatrixMap<Scalar> r = map(readout_in_, count);
+  Scalar* rn_data = r.data();
+  if (c.pre_layer_norm) {
+    MatrixMap<Scalar> rn = map(readout_normed_, count);
+    MatrixMap<Scalar> st = map(readout_stats_, count);
+    layers::layer_norm_forward<Scalar>(r, raw("final_ln.gain"), raw("final_ln.bias"), rn, st);
+    rn_data = rn.data();
+  }
+  const MatrixMap<Scalar> rn(rn_data, e, count);
+  MatrixMap<Scalar> gp = map(readout_pre_, count);
+  MatrixMap<Scalar> g = map(readout_hidden_, count);
+  layers::linear_forward<Scalar>(p("readout.w1"), raw("readout.b1"), rn, gp);
+  layers::activation_forward<Scalar>(c.activation, gp, g);
+  Eigen::Map<Mat<Scalar>> y(predictions, 1, count);
+  layers::linear_forward<Scalar>(p("readout.w2"), raw("readout.b2"), g, y);
+}
+
+template <class Scalar>
+void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar* output_gradient,
+                                 Scalar* gradient) {
+  using layers::Mat;
+  const ModelConfig& c = config_;
+  const Index count = count_;
+  const Index e = c.embedding;
+  const Index t = c.tokens;
+  const Index s = c.sequence();
+  const Index n_all = count * s;
+  const ParameterLayout& layout = model.layout();
+  auto p = [&](const std::string& name) { return model.tensor(name); };
+  auto g = [&](const std::string& name) { return model.tensor_in(gradient, layout.find(name)); };
+  auto graw = [&](const std::string& name) { return gradient + layout.find(name).offset; };
+  auto raw = [&](const std::string& name) { return model.tensor(name).data(); };
+
+  // Readout MLP.
+  const Eigen::Map<const Mat<Scalar>> dy(output_gradient, 1, count);
+  MatrixMap<Scalar> gp = map(readout_pre_, count);
+  MatrixMap<Scalar> gh = map(readout_hidden_, count);
+  MatrixMap<Scalar> dh = map(grad_hidden_, count);
+  dh.resize(c.readout_width, count);
+  layers::linear_backward_params<Scalar>(gh, dy, g("readout.w2"), graw("readout.b2"));
+  MatrixMap<Scalar> dgh(dh.data(), c.readout_width, count);
+  dgh.noalias() = p("readout.w2").transpose() * dy;
+  layers::activation_backward<Scalar>(c.activation, gp, dgh);
+  const MatrixMap<Scalar> r = map(readout_in_, count);
+  const Scalar* rn_data = c.pre_layer_norm ? map(readout_normed_, count).data() : r.data();
+  const Eigen::Map<const Mat<Scalar>> rn(rn_data, e, count);
+  layers::linear_backward_params<Scalar>(rn, dgh, g("readout.w1"), graw("readout.b1"));
+  // dout: the gradient of the last layer's output; grad_a_ holds it, E x Nq.
+  MatrixMap<Scalar> dout(buffer_.data() + grad_a_.offset, e, count);
+  if (c.pre_layer_norm) {
+    MatrixMap<Scalar> drn(buffer_.data() + grad_b_.offset, e, count);
+    drn.noalias() = p("readout.w1").transpose() * dgh;
+    layers::layer_norm_backward<Scalar>(r, map(readout_stats_, count), raw("final_ln.gain"), drn,
+                                        dout, graw("final_ln.gain"), graw("final_ln.bias"));
+  } else {
+    dout.noalias() = p("readout.w1").transpose() * dgh;
+  }
+
+  Scalar* ga = buffer_.data() + grad_a_.offset;  // dout of the current layer, then its dz_in
+  Scalar* gb = buffer_.data() + grad_b_.offset;  // d(mid)
+  Scalar* gc = buffer_.data() + grad_c_.offset;  // d(normed input)
+  for (Index l = c.layers() - 1; l >= 0; --l) {
+    const LayerSlots& ls = layers_[static_cast<std::size_t>(l)];
+    const std::string pre = "layer" + std::to_string(l + 1) + ".";
+    const Index heads = c.heads[static_cast<std::size_t>(l)];
+    const Index hn = heads * c.head_dim_of(l);
+    const Index nq = full(l) ? n_all : count;
+    MatrixMap<Scalar> d_out(ga, e, nq);
+    MatrixMap<Scalar> d_mid(gb, e, nq);
+
+    // FFN: out = mid + W2 act(W1 a2 + b1) + b2.
+    const MatrixMap<Scalar> mid = map(ls.mid, nq);
+    const Scalar* a2_data = c.pre_layer_norm ? map(ls.normed2, nq).data() : mid.data();
+    const Eigen::Map<const Mat<Scalar>> a2(a2_data, e, nq);
+    MatrixMap<Scalar> dhid(buffer_.data() + grad_hidden_.offset, c.ffn_width, nq);
+    layers::linear_backward_params<Scalar>(map(ls.hidden, nq), d_out, g(pre + "ffn.w2"),
+                                           graw(pre + "ffn.b2"));
+    dhid.noalias() = p(pre + "ffn.w2").transpose() * d_out;
+    layers::activation_backward<Scalar>(c.activation, map(ls.hidden_pre, nq), dhid);
+    layers::linear_backward_params<Scalar>(a2, dhid, g(pre + "ffn.w1"), graw(pre + "ffn.b1"));
+    if (c.pre_layer_norm) {
+      MatrixMap<Scalar> da2(gc, e, nq);
+      da2.noalias() = p(pre + "ffn.w1").transpose() * dhid;
+      layers::layer_norm_backward<Scalar>(mid, map(ls.stats2, nq), raw(pre + "ln2.gain"), da2,
+                                          d_mid, graw(pre + "ln2.gain"), graw(pre + "ln2.bias"));
+      d_mid += d_out;
+    } else {
+      d_mid = d_out;
+      d_mid.noalias() += p(pre + "ffn.w1").transpose() * dhid;
+    }
+
+    // Attention: mid = z_q + W_o context + b_o.
+    MatrixMap<Scalar> ctx = map(ls.context, nq);
+    layers::linear_backward_params<Scalar>(ctx, d_mid, g(pre + "attn.o"), graw(pre + "attn.o_bias"));
+    MatrixMap<Scalar> dctx(buffer_.data() + grad_ctx_.offset, hn, nq);
+    dctx.noalias() = p(pre + "attn.o").transpose() * d_mid;
+    MatrixMap<Scalar> dq(buffer_.data() + grad_q_.offset, hn, nq);
+    MatrixMap<Scalar> dk(buffer_.data() + grad_k_.offset, hn, n_all);
+    MatrixMap<Scalar> dv(buffer_.data() + grad_v_.offset, hn, n_all);
+    const layers::AttentionShape shape{count, heads, c.head_dim_of(l), s, full(l) ? s : 1,
+                                       c.scale_of(l)};
+    const MatrixMap<Scalar> q = map(ls.q, nq);
+    const MatrixMap<Scalar> k = map(ls.k, n_all);
+    const MatrixMap<Scalar> v = map(ls.v, n_all);
+    layers::attention_backward<Scalar>(shape, q, k, v, buffer_.data() + ls.probs.offset, dctx, dq,
+                                       dk, dv, buffer_.data() + grad_probs_.offset);
+
+    // Projections: q = W_q a1 (queries only), k = W_k a1, v = W_v a1.
+    const MatrixMap<Scalar> z = map(ls.input, n_all);
+    const Scalar* a1_data = c.pre_layer_norm ? map(ls.normed1, n_all).data() : z.data();
+    const Eigen::Map<const Mat<Scalar>> a1(a1_data, e, n_all);
+    layers::linear_backward_params<Scalar>(a1, dk, g(pre + "attn.k"), nullptr);
+    layers::linear_backward_params<Scalar>(a1, dv, g(pre + "attn.v"), nullptr);
+    MatrixMap<Scalar> da1(gc, e, n_all);
+    da1.noalias() = p(pre + "attn.k").transpose() * dk;
+    da1.noalias() += p(pre + "attn.v").transpose() * dv;
+    if (full(l)) {
+      layers::linear_backward_params<Scalar>(a1, dq, g(pre + "attn.q"), nullptr);
+      da1.noalias() += p(pre + "attn.q").transpose() * dq;
+    } else {
+      layers::linear_backward_params<Scalar>(map(ls.query_in, count), dq, g(pre + "attn.q"),
+                                             nullptr);
+      // The readout columns of da1 receive W_q^T dq; d_out (ga) is free again, use it as scratch.
+      MatrixMap<Scalar> dqin(ga, e, count);
+      dqin.noalias() = p(pre + "attn.q").transpose() * dq;
+      for (Index b = 0; b < count; ++b) da1.col(b * s + t) += dqin.col(b);
+    }
+    MatrixMap<Scalar> dz(ga, e, n_all);
+    if (c.pre_layer_norm) {
+      layers::layer_norm_backward<Scalar>(z, map(ls.stats1, n_all), raw(pre + "ln1.gain"), da1, dz,
+                                          graw(pre + "ln1.gain"), graw(pre + "ln1.bias"));
+    } else {
+      dz = da1;
+    }
+    if (full(l)) {
+      dz += MatrixMap<Scalar>(gb, e, n_all);
+    } else {
+      for (Index b = 0; b < count; ++b) dz.col(b * s + t) += d_mid.col(b);
+    }
+  }
+
+  // Encoder.
+  const MatrixMap<Scalar> dz(ga, e, n_all);
+  MatrixMap<Scalar> demb(gb, e, count * t);
+  MatrixMap<Scalar> dtoken = g("embed.readout_token");
+  for (Index b = 0; b < count; ++b) {
+    demb.block(0, b * t, e, t) = dz.block(0, b * s, e, t);
+    dtoken.col(0) += dz.col(b * s + t);
+  }
+  if (c.positional == PositionalEncoding::kLearned) {
+    MatrixMap<Scalar> dpos = g("embed.position");
+    for (Index b = 0; b < count; ++b) dpos += demb.block(0, b * t, e, t);
+  }
+  const ConstMatrixMap<Scalar> x(inputs_, c.token_dim, count * t);
+  layers::linear_backward_params<Scalar>(x, demb, g("embed.weight"), graw("embed.bias"));
+}
+
+template class Transformer<float>;
+template class Transformer<double>;
+template class Workspace<float>;
+template class Workspace<double>;
+
+}  // namespace infoflow::numeric
