@@ -33,6 +33,7 @@ void add_show(CLI::App& app, Context& ctx);
 void add_compare(CLI::App& app, Context& ctx);
 void add_check(CLI::App& app, Context& ctx);
 void add_table(CLI::App& app, Context& ctx);
+void add_train(CLI::App& app, Context& ctx);
 
 }  // namespace infoflow::app
 

@@ -100,7 +100,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   // NMSE of the model on the validation set; pieces run in parallel, each on its own
   // workspace slot, and their predictions do not depend on which thread ran them.
   auto evaluate = [&]() {
-    std::vector<Scalar> predictions(static_cast<std::size_t>(o.validation_size));
+    AlignedVector<Scalar> predictions(static_cast<std::size_t>(o.validation_size));
     const Index n_pieces = static_cast<Index>(validation_pieces.size());
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (Index i = 0; i < n_pieces; ++i) {
@@ -119,13 +119,13 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   };
 
   const Index size = model.layout().size();
-  std::vector<std::vector<Scalar>> gradients(static_cast<std::size_t>(chunks),
-                                             std::vector<Scalar>(static_cast<std::size_t>(size)));
+  std::vector<AlignedVector<Scalar>> gradients(
+      static_cast<std::size_t>(chunks), AlignedVector<Scalar>(static_cast<std::size_t>(size)));
   std::vector<Eigen::MatrixXd> xd(static_cast<std::size_t>(chunks), Eigen::MatrixXd(d, capacity * t));
   std::vector<Eigen::VectorXd> yd(static_cast<std::size_t>(chunks), Eigen::VectorXd(capacity));
   std::vector<Matrix<Scalar>> xs(static_cast<std::size_t>(chunks), Matrix<Scalar>(d, capacity * t));
-  std::vector<std::vector<Scalar>> preds(static_cast<std::size_t>(chunks),
-                                         std::vector<Scalar>(static_cast<std::size_t>(capacity)));
+  std::vector<AlignedVector<Scalar>> preds(
+      static_cast<std::size_t>(chunks), AlignedVector<Scalar>(static_cast<std::size_t>(capacity)));
   std::vector<double> chunk_sse(static_cast<std::size_t>(chunks));
 
   AdamW<Scalar> optimizer(model.layout(), o.adam);
@@ -158,10 +158,10 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
       std::fill(gradients[k].begin(), gradients[k].end(), Scalar(0));
       workspaces[k].backward(model, preds[k].data(), gradients[k].data());
     }
-    std::vector<Scalar>& gradient = gradients[0];
+    AlignedVector<Scalar>& gradient = gradients[0];
     double sse = chunk_sse[0];
     for (Index c = 1; c < chunks; ++c) {
-      const std::vector<Scalar>& other = gradients[static_cast<std::size_t>(c)];
+      const AlignedVector<Scalar>& other = gradients[static_cast<std::size_t>(c)];
       for (std::size_t i = 0; i < gradient.size(); ++i) gradient[i] += other[i];
       sse += chunk_sse[static_cast<std::size_t>(c)];
     }

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "infoflow/numeric/config.hpp"
 
 namespace infoflow::numeric {
@@ -42,8 +44,8 @@ class AdamW {
 
  private:
   AdamWOptions options_;
-  std::vector<Scalar> m_;
-  std::vector<Scalar> v_;
+  std::vector<Scalar, Eigen::aligned_allocator<Scalar>> m_;
+  std::vector<Scalar, Eigen::aligned_allocator<Scalar>> v_;
   std::vector<unsigned char> decay_;  ///< per parameter: weight decay applies
   Index steps_ = 0;
 };

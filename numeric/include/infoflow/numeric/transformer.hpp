@@ -24,6 +24,11 @@ namespace infoflow::numeric {
 
 template <class Scalar>
 using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+/// A flat buffer aligned as Eigen's own allocations are. Vectorised reductions group their
+/// sums by address alignment, so an unaligned buffer would make results depend on where the
+/// allocator put it (it moves with, for example, the length of the command line).
+template <class Scalar>
+using AlignedVector = std::vector<Scalar, Eigen::aligned_allocator<Scalar>>;
 template <class Scalar>
 using MatrixMap = Eigen::Map<Matrix<Scalar>>;
 template <class Scalar>
@@ -43,8 +48,8 @@ class Transformer {
 
   [[nodiscard]] const ModelConfig& config() const { return config_; }
   [[nodiscard]] const ParameterLayout& layout() const { return layout_; }
-  [[nodiscard]] std::vector<Scalar>& parameters() { return parameters_; }
-  [[nodiscard]] const std::vector<Scalar>& parameters() const { return parameters_; }
+  [[nodiscard]] AlignedVector<Scalar>& parameters() { return parameters_; }
+  [[nodiscard]] const AlignedVector<Scalar>& parameters() const { return parameters_; }
   /// One tensor of the flat buffer, as a rows x cols matrix.
   [[nodiscard]] MatrixMap<Scalar> tensor(std::string_view name);
   [[nodiscard]] ConstMatrixMap<Scalar> tensor(std::string_view name) const;
@@ -56,7 +61,7 @@ class Transformer {
  private:
   ModelConfig config_;
   ParameterLayout layout_;
-  std::vector<Scalar> parameters_;
+  AlignedVector<Scalar> parameters_;
   Matrix<Scalar> sinusoid_;
 };
 
@@ -110,7 +115,7 @@ class Workspace {
   std::vector<LayerSlots> layers_;
   Slot embedded_, readout_in_, readout_normed_, readout_stats_, readout_pre_, readout_hidden_;
   Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_q_, grad_k_, grad_v_, grad_ctx_, grad_probs_;
-  std::vector<Scalar> buffer_;
+  AlignedVector<Scalar> buffer_;
   Index size_ = 0;
 };
 
