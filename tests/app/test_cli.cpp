@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -125,6 +127,59 @@ BOOST_AUTO_TEST_CASE(latex_tables_compile) {
   const int status = std::system(command.c_str());
   BOOST_TEST(status == 0, t.read("pdflatex.log").substr(0, 3000));
   BOOST_TEST(std::filesystem::exists(t.dir() / "tables.pdf"));
+}
+
+BOOST_AUTO_TEST_CASE(train_prints_a_summary_and_json) {
+  const std::string args = "train --task intrinsic_dim --D 2 --T 6 --heads 2,2 --E 8 --steps 40 "
+                           "--batch 16 --val-size 64 --seed 3";
+  const Run text = run(args);
+  BOOST_TEST(text.code == 0);
+  BOOST_TEST(contains(text.out, "train intrinsic_dim T=6 d=4 L=2 heads=(2,2) E=8: best validation NMSE"));
+  BOOST_TEST(contains(text.out, "seed 3"));
+  BOOST_TEST(!contains(text.out, "\r"));  // no progress line when not on a terminal
+  const Run j = run(args + " --json");
+  BOOST_TEST_REQUIRE(j.code == 0);
+  const nlohmann::json r = nlohmann::json::parse(j.out);
+  BOOST_TEST(r["training"]["seed"].get<int>() == 3);
+  BOOST_TEST(r["parameters"]["total"].get<int>() > r["parameters"]["theory_M"].get<int>());
+  BOOST_TEST(r["result"]["status"].get<std::string>() == "completed");
+  BOOST_TEST(r["curve"].size() == 20u);
+  BOOST_TEST(r["timing"]["ms_per_step"].get<double>() > 0.0);
+  // The same seed prints the same numbers.
+  const nlohmann::json again = nlohmann::json::parse(run(args + " --json").out);
+  BOOST_TEST(again["result"]["best_validation_nmse"].get<double>() ==
+             r["result"]["best_validation_nmse"].get<double>());
+}
+
+BOOST_AUTO_TEST_CASE(train_rejects_bad_input_with_exit_two) {
+  const std::string base = "train --task intrinsic_dim --steps 5 ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--heads 3,3 --E 8", "3 heads do not divide E = 8"},
+      {"--T 0", "T must be at least 1"},
+      {"--lr -0.001", "learning rate must be positive"},
+      {"--T", "--T: 1 required"},
+      {"--heads 0,2", "layer 1 has 0 heads"},
+      {"--pe rotary", "unknown positional encoding 'rotary'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Run r = run(base + args);
+    BOOST_TEST_INFO(args << " -> " << r.out);
+    BOOST_TEST(r.code == 2);
+    BOOST_TEST(contains(r.out, message));
+  }
+  const Run unknown = run("train --task sorting");
+  BOOST_TEST(unknown.code == 2);
+  BOOST_TEST(contains(unknown.out, "unknown task 'sorting'"));
+  const Run kth = run("train --task kth_max --k 9 --T 8");
+  BOOST_TEST(kth.code == 2);
+  BOOST_TEST(contains(kth.out, "k must be between 1 and T = 8"));
+}
+
+BOOST_AUTO_TEST_CASE(train_reports_divergence_with_exit_one) {
+  const Run r = run("train --task min_inner --T 4 --heads 1,1 --E 4 --steps 500 --batch 8 "
+                    "--val-size 16 --lr 1e30 --clip 0");
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(contains(r.out, "DIVERGED at step"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
