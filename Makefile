@@ -32,6 +32,7 @@ test: build
 
 bench: build
 	@bench/run.sh $(BUILD)
+	@bench/train_step.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(OUT)
