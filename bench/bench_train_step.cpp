@@ -10,8 +10,6 @@
 //
 // Usage: bench_train_step T d E h1,h2,... W R batch steps
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,9 +20,11 @@
 
 #include <Eigen/Core>
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "infoflow/numeric.hpp"
+
+#include <omp.h>
+#include <sys/resource.h>
 
 namespace nm = infoflow::numeric;
 using nm::Index;
@@ -43,7 +43,8 @@ Flop step_flop(const nm::ModelConfig& c, Index batch) {
   const double w = static_cast<double>(c.ffn_width);
   const double n_all = b * s;
   double model = 2 * b * static_cast<double>(c.tokens * c.token_dim) * e +
-                 2 * b * e * static_cast<double>(c.readout_width) + 2 * b * static_cast<double>(c.readout_width);
+                 2 * b * e * static_cast<double>(c.readout_width) +
+                 2 * b * static_cast<double>(c.readout_width);
   double computed = model;
   for (Index l = 0; l < c.layers(); ++l) {
     const double h = static_cast<double>(c.heads[static_cast<std::size_t>(l)]);
@@ -54,7 +55,8 @@ Flop step_flop(const nm::ModelConfig& c, Index batch) {
     if (l + 1 < c.layers()) {
       computed += full;
     } else {  // keys and values everywhere; the rest at the readout only
-      computed += 2 * n_all * e * hn * 2 + 2 * b * e * hn * 2 + 2 * 2 * b * h * s * n + 2 * 2 * b * e * w;
+      computed +=
+          2 * n_all * e * hn * 2 + 2 * b * e * hn * 2 + 2 * 2 * b * h * s * n + 2 * 2 * b * e * w;
     }
   }
   return {3 * model, 3 * computed};
@@ -68,8 +70,11 @@ double gemm_gflops(int threads) {
   for (int rep = 0; rep < 5; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel for num_threads(threads)
-    for (int i = 0; i < threads; ++i) c[static_cast<std::size_t>(i)].noalias() = a[static_cast<std::size_t>(i)] * a[static_cast<std::size_t>(i)];
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (int i = 0; i < threads; ++i)
+      c[static_cast<std::size_t>(i)].noalias() =
+          a[static_cast<std::size_t>(i)] * a[static_cast<std::size_t>(i)];
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return 2.0 * static_cast<double>(m * m * m) * threads / best / 1e9;
 }
@@ -115,7 +120,8 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
   std::cout << fmt::format(
-      "{{\"ms_per_step\": {:.3f}, \"threads\": {}, \"gflop_model\": {:.4f}, \"gflop_computed\": {:.4f}, "
+      "{{\"ms_per_step\": {:.3f}, \"threads\": {}, \"gflop_model\": {:.4f}, \"gflop_computed\": "
+      "{:.4f}, "
       "\"gflops_computed\": {:.2f}, \"gflops_model\": {:.2f}, \"gemm_gflops_1\": {:.1f}, "
       "\"gemm_gflops_2\": {:.1f}, \"peak_rss_mib\": {:.1f}}}\n",
       1e3 * best, omp_get_num_procs(), flop.model / 1e9, flop.computed / 1e9,

@@ -6,10 +6,11 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+
+#include "infoflow/numeric.hpp"
 
 #include "commands/commands.hpp"
-#include "infoflow/numeric.hpp"
+#include <unistd.h>
 
 namespace infoflow::app {
 
@@ -29,55 +30,88 @@ struct TrainArguments {
 };
 
 /// A progress line, redrawn in place, only when standard error is a terminal outside CI.
-bool progress_wanted() { return ::isatty(STDERR_FILENO) == 1 && std::getenv("CI") == nullptr; }
+bool progress_wanted() {
+  return ::isatty(STDERR_FILENO) == 1 && std::getenv("CI") == nullptr;
+}
 
 nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
                        const numeric::TrainResult& r) {
   const numeric::TrainOptions& t = a.training;
   nlohmann::json curve = nlohmann::json::array();
   for (const numeric::CurvePoint& p : r.curve) {
-    curve.push_back({{"step", p.step}, {"learning_rate", p.learning_rate},
-                     {"train_nmse", p.train_nmse}, {"validation_nmse", p.validation_nmse}});
+    curve.push_back({{"step", p.step},
+                     {"learning_rate", p.learning_rate},
+                     {"train_nmse", p.train_nmse},
+                     {"validation_nmse", p.validation_nmse}});
   }
-  return {
-      {"task", {{"name", a.task.name}, {"formula", r.task_description}, {"T", m.tokens},
-                {"d", m.token_dim}, {"D", a.task.comparisons}, {"k", a.task.rank},
-                {"T0", a.task.positions}, {"norm", a.norm}, {"task_seed", a.task.seed}}},
-      {"model", {{"L", m.layers()}, {"heads", m.heads}, {"E", m.embedding},
-                 {"head_dim", m.head_dim}, {"ffn_width", m.ffn_width},
-                 {"readout_width", m.readout_width},
-                 {"activation", numeric::to_string(m.activation)},
-                 {"positional", numeric::to_string(m.positional)},
-                 {"pre_layer_norm", m.pre_layer_norm}, {"attention_scale", m.attention_scale}}},
-      {"training", {{"steps", t.steps}, {"batch", t.batch}, {"learning_rate", t.adam.learning_rate},
-                    {"beta1", t.adam.beta1}, {"beta2", t.adam.beta2},
-                    {"weight_decay", t.adam.weight_decay}, {"warmup", t.warmup_steps()},
-                    {"min_lr_ratio", t.min_lr_ratio}, {"clip", t.clip},
-                    {"eval_every", t.eval_interval()}, {"validation_size", t.validation_size},
-                    {"seed", t.seed}, {"chunks", t.chunks}, {"threads", r.threads_used},
-                    {"precision", numeric::to_string(t.precision)}}},
-      {"parameters", {{"total", r.parameters.total}, {"theory_M", r.parameters.theory()},
-                      {"encoder", r.parameters.encoder}, {"attention", r.parameters.attention},
-                      {"ffn", r.parameters.ffn}, {"norm", r.parameters.norm},
-                      {"readout", r.parameters.readout}}},
-      {"result", {{"status", numeric::to_string(r.status)}, {"steps_done", r.steps_done},
-                  {"diverged_at", r.diverged_at},
-                  {"best_validation_nmse", r.best_validation_nmse}, {"best_step", r.best_step},
-                  {"final_validation_nmse", r.final_validation_nmse},
-                  {"target_mean", r.target_mean}, {"target_std", r.target_std}}},
-      {"timing", {{"seconds_total", r.seconds_total}, {"seconds_training", r.seconds_training},
-                  {"ms_per_step", 1e3 * r.seconds_per_step()}}},
-      {"curve", curve}};
+  return {{"task",
+           {{"name", a.task.name},
+            {"formula", r.task_description},
+            {"T", m.tokens},
+            {"d", m.token_dim},
+            {"D", a.task.comparisons},
+            {"k", a.task.rank},
+            {"T0", a.task.positions},
+            {"norm", a.norm},
+            {"task_seed", a.task.seed}}},
+          {"model",
+           {{"L", m.layers()},
+            {"heads", m.heads},
+            {"E", m.embedding},
+            {"head_dim", m.head_dim},
+            {"ffn_width", m.ffn_width},
+            {"readout_width", m.readout_width},
+            {"activation", numeric::to_string(m.activation)},
+            {"positional", numeric::to_string(m.positional)},
+            {"pre_layer_norm", m.pre_layer_norm},
+            {"attention_scale", m.attention_scale}}},
+          {"training",
+           {{"steps", t.steps},
+            {"batch", t.batch},
+            {"learning_rate", t.adam.learning_rate},
+            {"beta1", t.adam.beta1},
+            {"beta2", t.adam.beta2},
+            {"weight_decay", t.adam.weight_decay},
+            {"warmup", t.warmup_steps()},
+            {"min_lr_ratio", t.min_lr_ratio},
+            {"clip", t.clip},
+            {"eval_every", t.eval_interval()},
+            {"validation_size", t.validation_size},
+            {"seed", t.seed},
+            {"chunks", t.chunks},
+            {"threads", r.threads_used},
+            {"precision", numeric::to_string(t.precision)}}},
+          {"parameters",
+           {{"total", r.parameters.total},
+            {"theory_M", r.parameters.theory()},
+            {"encoder", r.parameters.encoder},
+            {"attention", r.parameters.attention},
+            {"ffn", r.parameters.ffn},
+            {"norm", r.parameters.norm},
+            {"readout", r.parameters.readout}}},
+          {"result",
+           {{"status", numeric::to_string(r.status)},
+            {"steps_done", r.steps_done},
+            {"diverged_at", r.diverged_at},
+            {"best_validation_nmse", r.best_validation_nmse},
+            {"best_step", r.best_step},
+            {"final_validation_nmse", r.final_validation_nmse},
+            {"target_mean", r.target_mean},
+            {"target_std", r.target_std}}},
+          {"timing",
+           {{"seconds_total", r.seconds_total},
+            {"seconds_training", r.seconds_training},
+            {"ms_per_step", 1e3 * r.seconds_per_step()}}},
+          {"curve", curve}};
 }
 
 std::string summary(const TrainArguments& a, const numeric::ModelConfig& m,
                     const numeric::TrainResult& r) {
-  std::string status = r.status == numeric::RunStatus::kCompleted
-                           ? fmt::format("best validation NMSE {:.3e} at step {}, final {:.3e}",
-                                         r.best_validation_nmse, r.best_step,
-                                         r.final_validation_nmse)
-                           : fmt::format("DIVERGED at step {} (loss or gradient not finite)",
-                                         r.diverged_at + 1);
+  std::string status =
+      r.status == numeric::RunStatus::kCompleted
+          ? fmt::format("best validation NMSE {:.3e} at step {}, final {:.3e}",
+                        r.best_validation_nmse, r.best_step, r.final_validation_nmse)
+          : fmt::format("DIVERGED at step {} (loss or gradient not finite)", r.diverged_at + 1);
   return fmt::format(
       "train {} T={} d={} L={} heads={} E={}: {}; {} parameters (M = {}); {} steps in {:.1f} s "
       "({:.2f} ms/step, {} threads, {}); seed {}\n",
@@ -91,8 +125,9 @@ std::string summary(const TrainArguments& a, const numeric::ModelConfig& m,
 
 void add_train(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
-      "train", "train a Transformer on a built-in task and report its validation NMSE, e.g. "
-               "train --task intrinsic_dim --D 2 --T 8 --heads 2,2 --E 16 --steps 3000");
+      "train",
+      "train a Transformer on a built-in task and report its validation NMSE, e.g. "
+      "train --task intrinsic_dim --D 2 --T 8 --heads 2,2 --E 16 --steps 3000");
   auto a = std::make_shared<TrainArguments>();
   const std::string tasks = fmt::format("{}", fmt::join(numeric::task_names(), ", "));
   cmd->add_option("--task", a->task.name, "the target: " + tasks)->required();
@@ -101,13 +136,16 @@ void add_train(CLI::App& app, Context& ctx) {
   cmd->add_option("--D", a->task.comparisons, "intrinsic_dim, d_retrieval: number of comparisons")
       ->capture_default_str();
   cmd->add_option("--k", a->task.rank, "kth_max: the rank retrieved")->capture_default_str();
-  cmd->add_option("--T0", a->task.positions, "fixed_positions: positions summed")->capture_default_str();
+  cmd->add_option("--T0", a->task.positions, "fixed_positions: positions summed")
+      ->capture_default_str();
   cmd->add_option("--norm", a->norm, "triangle: squared or plain")
-      ->check(CLI::IsMember({"squared", "plain"}))->capture_default_str();
+      ->check(CLI::IsMember({"squared", "plain"}))
+      ->capture_default_str();
   cmd->add_option("--task-seed", a->task.seed, "seed of the task's random parameters")
       ->capture_default_str();
   cmd->add_option("--heads", a->heads, "heads per layer, comma-separated (L = their number)")
-      ->delimiter(',')->capture_default_str();
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--E", a->model.embedding, "embedding dimension")->capture_default_str();
   cmd->add_option("--head-dim", a->model.head_dim, "per-head dimension n (0: E / h)")
       ->capture_default_str();
@@ -115,8 +153,9 @@ void add_train(CLI::App& app, Context& ctx) {
   cmd->add_option("--readout-width", a->model.readout_width, "readout MLP width")
       ->capture_default_str();
   cmd->add_option("--activation", a->activation, "gelu or relu")->capture_default_str();
-  cmd->add_option("--pe", a->positional, "positional encoding: none, learned or sinusoidal "
-                                         "(default: the task's)");
+  cmd->add_option("--pe", a->positional,
+                  "positional encoding: none, learned or sinusoidal "
+                  "(default: the task's)");
   cmd->add_flag("--pre-ln", a->model.pre_layer_norm, "pre-LayerNorm blocks");
   cmd->add_option("--scale", a->model.attention_scale, "attention scale (0: 1/sqrt(n))")
       ->capture_default_str();
@@ -126,17 +165,23 @@ void add_train(CLI::App& app, Context& ctx) {
   cmd->add_option("--lr", t.adam.learning_rate, "peak learning rate")->capture_default_str();
   cmd->add_option("--beta1", t.adam.beta1, "AdamW beta1")->capture_default_str();
   cmd->add_option("--beta2", t.adam.beta2, "AdamW beta2")->capture_default_str();
-  cmd->add_option("--weight-decay", t.adam.weight_decay, "decoupled weight decay")->capture_default_str();
-  cmd->add_option("--warmup", t.warmup, "warm-up steps (-1: 2 % of the steps)")->capture_default_str();
-  cmd->add_option("--min-lr-ratio", t.min_lr_ratio, "final learning rate / peak")->capture_default_str();
+  cmd->add_option("--weight-decay", t.adam.weight_decay, "decoupled weight decay")
+      ->capture_default_str();
+  cmd->add_option("--warmup", t.warmup, "warm-up steps (-1: 2 % of the steps)")
+      ->capture_default_str();
+  cmd->add_option("--min-lr-ratio", t.min_lr_ratio, "final learning rate / peak")
+      ->capture_default_str();
   cmd->add_option("--clip", t.clip, "gradient norm clip (0: off)")->capture_default_str();
   cmd->add_option("--eval-every", t.eval_every, "steps between evaluations (0: 20 in a run)")
       ->capture_default_str();
   cmd->add_option("--val-size", t.validation_size, "held-out sequences")->capture_default_str();
-  cmd->add_option("--seed", t.seed, "seed of the run (init, data, validation)")->capture_default_str();
+  cmd->add_option("--seed", t.seed, "seed of the run (init, data, validation)")
+      ->capture_default_str();
   cmd->add_option("--threads", t.threads, "threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--chunks", t.chunks, "fixed pieces of each batch (results depend on it, "
-                                        "not on --threads)")->capture_default_str();
+  cmd->add_option("--chunks", t.chunks,
+                  "fixed pieces of each batch (results depend on it, "
+                  "not on --threads)")
+      ->capture_default_str();
   cmd->add_option("--precision", a->precision, "float32 or float64")->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON: configuration, parameter count, timings, NMSE, curve");
   cmd->add_option("-o,--output", a->output, "write here (atomically) instead of standard output");
@@ -161,10 +206,10 @@ void add_train(CLI::App& app, Context& ctx) {
         const double eta = p.step > 0 ? p.seconds * static_cast<double>(p.total - p.step) /
                                             static_cast<double>(p.step)
                                       : 0.0;
-        std::cerr << fmt::format("\r\033[Kstep {}/{}  train NMSE {:.2e}  best val {:.2e}  "
-                                 "{:.0f} s, ETA {:.0f} s",
-                                 p.step, p.total, p.train_nmse, p.best_validation_nmse, p.seconds,
-                                 eta)
+        std::cerr << fmt::format(
+                         "\r\033[Kstep {}/{}  train NMSE {:.2e}  best val {:.2e}  "
+                         "{:.0f} s, ETA {:.0f} s",
+                         p.step, p.total, p.train_nmse, p.best_validation_nmse, p.seconds, eta)
                   << std::flush;
       };
     }

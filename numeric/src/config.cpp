@@ -7,13 +7,18 @@
 
 namespace infoflow::numeric {
 
-std::string_view to_string(Activation a) { return a == Activation::kGelu ? "gelu" : "relu"; }
+std::string_view to_string(Activation a) {
+  return a == Activation::kGelu ? "gelu" : "relu";
+}
 
 std::string_view to_string(PositionalEncoding p) {
   switch (p) {
-    case PositionalEncoding::kNone: return "none";
-    case PositionalEncoding::kLearned: return "learned";
-    case PositionalEncoding::kSinusoidal: return "sinusoidal";
+    case PositionalEncoding::kNone:
+      return "none";
+    case PositionalEncoding::kLearned:
+      return "learned";
+    case PositionalEncoding::kSinusoidal:
+      return "sinusoidal";
   }
   return "none";
 }
@@ -46,7 +51,8 @@ void ModelConfig::validate() const {
   require(head_dim >= 0, "the head dimension n must be positive");
   for (std::size_t l = 0; l < heads.size(); ++l) {
     const std::string layer = "layer " + std::to_string(l + 1);
-    require(heads[l] >= 1, layer + " has " + std::to_string(heads[l]) + " heads; at least 1 is needed");
+    require(heads[l] >= 1,
+            layer + " has " + std::to_string(heads[l]) + " heads; at least 1 is needed");
     require(head_dim > 0 || embedding % heads[l] == 0,
             layer + ": " + std::to_string(heads[l]) + " heads do not divide E = " +
                 std::to_string(embedding) + " (set the head dimension n to fix it)");
@@ -132,11 +138,21 @@ ParameterCount ParameterLayout::count() const {
   for (const TensorInfo& t : tensors_) {
     c.total += t.size();
     switch (t.group) {
-      case ParameterGroup::kEncoder: c.encoder += t.size(); break;
-      case ParameterGroup::kAttention: c.attention += t.size(); break;
-      case ParameterGroup::kFfn: c.ffn += t.size(); break;
-      case ParameterGroup::kNorm: c.norm += t.size(); break;
-      case ParameterGroup::kReadout: c.readout += t.size(); break;
+      case ParameterGroup::kEncoder:
+        c.encoder += t.size();
+        break;
+      case ParameterGroup::kAttention:
+        c.attention += t.size();
+        break;
+      case ParameterGroup::kFfn:
+        c.ffn += t.size();
+        break;
+      case ParameterGroup::kNorm:
+        c.norm += t.size();
+        break;
+      case ParameterGroup::kReadout:
+        c.readout += t.size();
+        break;
     }
   }
   return c;

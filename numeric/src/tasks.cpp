@@ -40,9 +40,10 @@ class IntrinsicDimension final : public Task {
   }
   std::string name() const override { return "intrinsic_dim"; }
   std::string description() const override {
-    return fmt::format("sum_{{i=1..{}}} max_{{s,t}} x(s)^T A_i x(t); A_i entries N(0, 1/d) from the "
-                       "task seed; x(t) ~ N(0, I_{}) i.i.d.",
-                       forms_.size(), token_dim());
+    return fmt::format(
+        "sum_{{i=1..{}}} max_{{s,t}} x(s)^T A_i x(t); A_i entries N(0, 1/d) from the "
+        "task seed; x(t) ~ N(0, I_{}) i.i.d.",
+        forms_.size(), token_dim());
   }
   double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override {
     double sum = 0;
@@ -66,9 +67,10 @@ class DRetrieval final : public Task {
   }
   std::string name() const override { return "d_retrieval"; }
   std::string description() const override {
-    return fmt::format("sum_{{i=1..{}}} max_t a_i^T x(t); a_i random unit vectors from the task "
-                       "seed; x(t) ~ N(0, I_{}) i.i.d.",
-                       directions_.cols(), token_dim());
+    return fmt::format(
+        "sum_{{i=1..{}}} max_t a_i^T x(t); a_i random unit vectors from the task "
+        "seed; x(t) ~ N(0, I_{}) i.i.d.",
+        directions_.cols(), token_dim());
   }
   double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override {
     const Eigen::MatrixXd scores = directions_.transpose() * x;  // D x T
@@ -109,9 +111,10 @@ class KthMax final : public Task {
   }
   std::string name() const override { return "kth_max"; }
   std::string description() const override {
-    return fmt::format("b^T x(t_k), t_k the position of the {}-th largest a^T x(t); a, b random "
-                       "unit vectors from the task seed; x(t) ~ N(0, I_{}) i.i.d.",
-                       rank_, token_dim());
+    return fmt::format(
+        "b^T x(t_k), t_k the position of the {}-th largest a^T x(t); a, b random "
+        "unit vectors from the task seed; x(t) ~ N(0, I_{}) i.i.d.",
+        rank_, token_dim());
   }
   double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override {
     const Eigen::VectorXd scores = x.transpose() * score_;
@@ -159,9 +162,10 @@ class TriangleCentre final : public Task {
   TriangleCentre(const TaskOptions& o, Index d) : Task(o.tokens, d), norm_(o.norm) {}
   std::string name() const override { return "triangle"; }
   std::string description() const override {
-    return fmt::format("min_{{t1<t2<t3}} ||x(t1) + x(t2) + x(t3)||{}; x(t) ~ N(0, 2 I_{}) with its "
-                       "norm clamped to [0.2, 4]",
-                       norm_ == NormKind::kSquared ? "^2" : "", token_dim());
+    return fmt::format(
+        "min_{{t1<t2<t3}} ||x(t1) + x(t2) + x(t3)||{}; x(t) ~ N(0, 2 I_{}) with its "
+        "norm clamped to [0.2, 4]",
+        norm_ == NormKind::kSquared ? "^2" : "", token_dim());
   }
   void sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const override {
     const double sd = std::sqrt(kVariance);
@@ -209,7 +213,8 @@ std::unique_ptr<Task> make_task(const TaskOptions& o) {
   require(o.token_dim >= 0, "d must be positive");
   const Index d = o.token_dim > 0 ? o.token_dim : (n == "triangle" ? 2 : 4);
   if (n == "intrinsic_dim" || n == "d_retrieval") {
-    require(o.comparisons >= 1, n + ": D must be at least 1 (got " + std::to_string(o.comparisons) + ")");
+    require(o.comparisons >= 1,
+            n + ": D must be at least 1 (got " + std::to_string(o.comparisons) + ")");
     if (n == "intrinsic_dim") return std::make_unique<IntrinsicDimension>(o, d);
     return std::make_unique<DRetrieval>(o, d);
   }
@@ -218,7 +223,8 @@ std::unique_ptr<Task> make_task(const TaskOptions& o) {
     return std::make_unique<TriangleCentre>(o, d);
   }
   if (n == "min_inner") {
-    require(o.tokens >= 2, "min_inner: T must be at least 2 (got " + std::to_string(o.tokens) + ")");
+    require(o.tokens >= 2,
+            "min_inner: T must be at least 2 (got " + std::to_string(o.tokens) + ")");
     return std::make_unique<MinInnerProduct>(o, d);
   }
   if (n == "kth_max") {

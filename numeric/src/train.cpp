@@ -5,14 +5,16 @@
 #include <cmath>
 #include <limits>
 
-#include <omp.h>
-
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/transformer.hpp"
 
+#include <omp.h>
+
 namespace infoflow::numeric {
 
-std::string_view to_string(Precision p) { return p == Precision::kFloat32 ? "float32" : "float64"; }
+std::string_view to_string(Precision p) {
+  return p == Precision::kFloat32 ? "float32" : "float64";
+}
 
 Precision parse_precision(std::string_view text) {
   if (text == "float32" || text == "f32" || text == "float") return Precision::kFloat32;
@@ -20,7 +22,9 @@ Precision parse_precision(std::string_view text) {
   throw InputError("unknown precision '" + std::string(text) + "' (expected float32 or float64)");
 }
 
-std::string_view to_string(RunStatus s) { return s == RunStatus::kCompleted ? "completed" : "diverged"; }
+std::string_view to_string(RunStatus s) {
+  return s == RunStatus::kCompleted ? "completed" : "diverged";
+}
 
 namespace {
 
@@ -28,7 +32,9 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw InputError(message);
 }
 
-bool finite_positive(double x) { return std::isfinite(x) && x > 0; }
+bool finite_positive(double x) {
+  return std::isfinite(x) && x > 0;
+}
 
 // Named random streams of a run (see train.hpp).
 enum Stream : std::uint64_t { kInit = 1, kCalibration = 2, kValidation = 3, kTraining = 4 };
@@ -91,9 +97,9 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   draw_samples(task, derive_seed(o.seed, {kValidation}), 0, o.validation_size, validation_x,
                validation_y);
   const Matrix<Scalar> validation_inputs = validation_x.cast<Scalar>();
-  const double validation_var =
-      (validation_y.array() - validation_y.mean()).square().mean();
-  require(validation_var > 0, "the task's target is constant on the validation set; NMSE is undefined");
+  const double validation_var = (validation_y.array() - validation_y.mean()).square().mean();
+  require(validation_var > 0,
+          "the task's target is constant on the validation set; NMSE is undefined");
   const std::vector<Chunk> validation_pieces =
       cut(o.validation_size, (o.validation_size + capacity - 1) / capacity);
 
@@ -106,8 +112,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     for (Index i = 0; i < n_pieces; ++i) {
       const Chunk& p = validation_pieces[static_cast<std::size_t>(i)];
       workspaces[static_cast<std::size_t>(omp_get_thread_num())].forward(
-          model, validation_inputs.data() + p.first * t * d, p.count,
-          predictions.data() + p.first);
+          model, validation_inputs.data() + p.first * t * d, p.count, predictions.data() + p.first);
     }
     double sse = 0;
     for (Index i = 0; i < o.validation_size; ++i) {
@@ -121,7 +126,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   const Index size = model.layout().size();
   std::vector<AlignedVector<Scalar>> gradients(
       static_cast<std::size_t>(chunks), AlignedVector<Scalar>(static_cast<std::size_t>(size)));
-  std::vector<Eigen::MatrixXd> xd(static_cast<std::size_t>(chunks), Eigen::MatrixXd(d, capacity * t));
+  std::vector<Eigen::MatrixXd> xd(static_cast<std::size_t>(chunks),
+                                  Eigen::MatrixXd(d, capacity * t));
   std::vector<Eigen::VectorXd> yd(static_cast<std::size_t>(chunks), Eigen::VectorXd(capacity));
   std::vector<Matrix<Scalar>> xs(static_cast<std::size_t>(chunks), Matrix<Scalar>(d, capacity * t));
   std::vector<AlignedVector<Scalar>> preds(
@@ -137,7 +143,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
 
   for (Index step = 0; step < o.steps; ++step) {
     const Clock::time_point step_start = Clock::now();
-    const std::uint64_t step_seed = derive_seed(o.seed, {kTraining, static_cast<std::uint64_t>(step)});
+    const std::uint64_t step_seed =
+        derive_seed(o.seed, {kTraining, static_cast<std::uint64_t>(step)});
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (Index c = 0; c < chunks; ++c) {
       const auto k = static_cast<std::size_t>(c);
@@ -214,7 +221,8 @@ void TrainOptions::validate() const {
   require(std::isfinite(adam.weight_decay) && adam.weight_decay >= 0,
           "the weight decay must be zero or positive");
   require(warmup >= -1 && warmup <= steps, "the warm-up must be between 0 and the number of steps");
-  require(min_lr_ratio >= 0 && min_lr_ratio <= 1, "the final learning-rate ratio must be in [0, 1]");
+  require(min_lr_ratio >= 0 && min_lr_ratio <= 1,
+          "the final learning-rate ratio must be in [0, 1]");
   require(std::isfinite(clip) && clip >= 0, "the clipping norm must be zero (off) or positive");
   require(eval_every >= 0, "the evaluation interval must be positive");
   require(validation_size >= 2, "the validation set needs at least 2 sequences");
@@ -222,7 +230,9 @@ void TrainOptions::validate() const {
   require(chunks >= 1, "the chunk count must be at least 1");
 }
 
-Index TrainOptions::warmup_steps() const { return warmup >= 0 ? warmup : steps / 50; }
+Index TrainOptions::warmup_steps() const {
+  return warmup >= 0 ? warmup : steps / 50;
+}
 
 Index TrainOptions::eval_interval() const {
   return eval_every > 0 ? eval_every : std::max<Index>(1, steps / 20);
@@ -232,9 +242,9 @@ TrainResult train(const ModelConfig& model, const Task& task, const TrainOptions
                   const ProgressCallback& progress) {
   model.validate();
   options.validate();
-  require(model.tokens == task.tokens(),
-          "the model has T = " + std::to_string(model.tokens) + " tokens but the task has " +
-              std::to_string(task.tokens()));
+  require(model.tokens == task.tokens(), "the model has T = " + std::to_string(model.tokens) +
+                                             " tokens but the task has " +
+                                             std::to_string(task.tokens()));
   require(model.token_dim == task.token_dim(),
           "the model expects tokens of dimension d = " + std::to_string(model.token_dim) +
               " but the task's are of dimension " + std::to_string(task.token_dim()));

@@ -1,9 +1,12 @@
 #include "infoflow/numeric/transformer.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "infoflow/numeric/random.hpp"
+
 #include "layers.hpp"
 
 namespace infoflow::numeric {
@@ -17,7 +20,8 @@ Matrix<Scalar> sinusoidal_encoding(Index e, Index t) {
   Matrix<Scalar> out(e, t);
   for (Index p = 0; p < t; ++p) {
     for (Index r = 0; r < e; ++r) {
-      const double rate = std::pow(10000.0, -static_cast<double>(r - r % 2) / static_cast<double>(e));
+      const double rate =
+          std::pow(10000.0, -static_cast<double>(r - r % 2) / static_cast<double>(e));
       const double angle = static_cast<double>(p + 1) * rate;
       out(r, p) = static_cast<Scalar>(r % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
@@ -28,7 +32,8 @@ Matrix<Scalar> sinusoidal_encoding(Index e, Index t) {
 
 template <class Scalar>
 Transformer<Scalar>::Transformer(ModelConfig config)
-    : config_((config.validate(), std::move(config))), layout_(config_),
+    : config_((config.validate(), std::move(config))),
+      layout_(config_),
       parameters_(static_cast<std::size_t>(layout_.size()), Scalar(0)) {
   if (config_.positional == PositionalEncoding::kSinusoidal) {
     sinusoid_ = sinusoidal_encoding<Scalar>(config_.embedding, config_.tokens);
@@ -143,14 +148,18 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity)
 }
 
 template <class Scalar>
-void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* inputs,
-                                Index count, Scalar* predictions) {
+void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* inputs, Index count,
+                                Scalar* predictions) {
   using layers::Mat;
   const ModelConfig& c = config_;
   const Index e = c.embedding;
   const Index t = c.tokens;
   const Index s = c.sequence();
   const Index n_all = count * s;
+  if (count < 1 || count > capacity_) {
+    throw std::invalid_argument("Workspace::forward(): " + std::to_string(count) +
+                                " sequences for a workspace of " + std::to_string(capacity_));
+  }
   count_ = count;
   inputs_ = inputs;
   auto p = [&](const std::string& name) { return model.tensor(name); };
@@ -164,8 +173,10 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
   const ConstMatrixMap<Scalar> token = p("embed.readout_token");
   for (Index b = 0; b < count; ++b) {
     z0.block(0, b * s, e, t) = emb.block(0, b * t, e, t);
-    if (c.positional == PositionalEncoding::kLearned) z0.block(0, b * s, e, t) += p("embed.position");
-    if (c.positional == PositionalEncoding::kSinusoidal) z0.block(0, b * s, e, t) += model.sinusoid();
+    if (c.positional == PositionalEncoding::kLearned)
+      z0.block(0, b * s, e, t) += p("embed.position");
+    if (c.positional == PositionalEncoding::kSinusoidal)
+      z0.block(0, b * s, e, t) += model.sinusoid();
     z0.col(b * s + t) = token;
   }
 
@@ -201,8 +212,8 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
       }
       q.noalias() = p(pre + "attn.q") * qin;
     }
-    const layers::AttentionShape shape{count, heads, c.head_dim_of(l), s, full(l) ? s : 1,
-                                       c.scale_of(l)};
+    const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
+                                       s,     full(l) ? s : 1, c.scale_of(l)};
     MatrixMap<Scalar> ctx = map(ls.context, nq);
     layers::attention_forward<Scalar>(shape, q.topRows(hn), k, v, buffer_.data() + ls.probs.offset,
                                       ctx);
@@ -266,10 +277,8 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
   const Eigen::Map<const Mat<Scalar>> dy(output_gradient, 1, count);
   MatrixMap<Scalar> gp = map(readout_pre_, count);
   MatrixMap<Scalar> gh = map(readout_hidden_, count);
-  MatrixMap<Scalar> dh = map(grad_hidden_, count);
-  dh.resize(c.readout_width, count);
   layers::linear_backward_params<Scalar>(gh, dy, g("readout.w2"), graw("readout.b2"));
-  MatrixMap<Scalar> dgh(dh.data(), c.readout_width, count);
+  MatrixMap<Scalar> dgh(buffer_.data() + grad_hidden_.offset, c.readout_width, count);
   dgh.noalias() = p("readout.w2").transpose() * dy;
   layers::activation_backward<Scalar>(c.activation, gp, dgh);
   const MatrixMap<Scalar> r = map(readout_in_, count);
@@ -322,14 +331,15 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
 
     // Attention: mid = z_q + W_o context + b_o.
     MatrixMap<Scalar> ctx = map(ls.context, nq);
-    layers::linear_backward_params<Scalar>(ctx, d_mid, g(pre + "attn.o"), graw(pre + "attn.o_bias"));
+    layers::linear_backward_params<Scalar>(ctx, d_mid, g(pre + "attn.o"),
+                                           graw(pre + "attn.o_bias"));
     MatrixMap<Scalar> dctx(buffer_.data() + grad_ctx_.offset, hn, nq);
     dctx.noalias() = p(pre + "attn.o").transpose() * d_mid;
     MatrixMap<Scalar> dq(buffer_.data() + grad_q_.offset, hn, nq);
     MatrixMap<Scalar> dk(buffer_.data() + grad_k_.offset, hn, n_all);
     MatrixMap<Scalar> dv(buffer_.data() + grad_v_.offset, hn, n_all);
-    const layers::AttentionShape shape{count, heads, c.head_dim_of(l), s, full(l) ? s : 1,
-                                       c.scale_of(l)};
+    const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
+                                       s,     full(l) ? s : 1, c.scale_of(l)};
     const MatrixMap<Scalar> q = map(ls.q, nq);
     const MatrixMap<Scalar> k = map(ls.k, n_all);
     const MatrixMap<Scalar> v = map(ls.v, n_all);

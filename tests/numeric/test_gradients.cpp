@@ -1,11 +1,11 @@
 // The hand-written backward pass against central finite differences, in float64, for every
 // parameter tensor, over configurations that exercise each path of the model.
-#include <boost/test/unit_test.hpp>
-#include <boost/test/data/test_case.hpp>
-
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "infoflow/numeric/random.hpp"
 #include "infoflow/numeric/transformer.hpp"
@@ -64,7 +64,8 @@ double loss(nm::Transformer<double>& model, nm::Workspace<double>& ws, const std
   std::vector<double> pred(static_cast<std::size_t>(count));
   ws.forward(model, x.data(), count, pred.data());
   double sum = 0;
-  for (Index b = 0; b < count; ++b) sum += w[static_cast<std::size_t>(b)] * pred[static_cast<std::size_t>(b)];
+  for (Index b = 0; b < count; ++b)
+    sum += w[static_cast<std::size_t>(b)] * pred[static_cast<std::size_t>(b)];
   return sum;
 }
 
@@ -136,7 +137,8 @@ BOOST_AUTO_TEST_CASE(backward_accumulates_into_the_gradient) {
   std::vector<double> twice(model.parameters().size(), 0.0);
   ws.backward(model, w.data(), twice.data());
   ws.backward(model, w.data(), twice.data());
-  for (std::size_t i = 0; i < once.size(); ++i) BOOST_TEST(twice[i] == 2 * once[i], boost::test_tools::tolerance(1e-12));
+  for (std::size_t i = 0; i < once.size(); ++i)
+    BOOST_TEST(twice[i] == 2 * once[i], boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(float32_forward_agrees_with_float64) {
@@ -144,7 +146,8 @@ BOOST_AUTO_TEST_CASE(float32_forward_agrees_with_float64) {
   nm::Transformer<double> m64(c);
   m64.initialize(9);
   nm::Transformer<float> m32(c);
-  for (std::size_t i = 0; i < m64.parameters().size(); ++i) m32.parameters()[i] = static_cast<float>(m64.parameters()[i]);
+  for (std::size_t i = 0; i < m64.parameters().size(); ++i)
+    m32.parameters()[i] = static_cast<float>(m64.parameters()[i]);
   nm::Rng rng(1);
   std::vector<double> x64(static_cast<std::size_t>(c.token_dim * c.tokens * 4));
   for (double& v : x64) v = rng.normal();
@@ -155,7 +158,8 @@ BOOST_AUTO_TEST_CASE(float32_forward_agrees_with_float64) {
   nm::Workspace<float> w32(c, 4);
   w64.forward(m64, x64.data(), 4, p64.data());
   w32.forward(m32, x32.data(), 4, p32.data());
-  for (std::size_t b = 0; b < 4; ++b) BOOST_TEST(std::abs(p64[b] - p32[b]) < 1e-5 * std::max(1.0, std::abs(p64[b])));
+  for (std::size_t b = 0; b < 4; ++b)
+    BOOST_TEST(std::abs(p64[b] - p32[b]) < 1e-5 * std::max(1.0, std::abs(p64[b])));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -59,8 +59,8 @@ BOOST_AUTO_TEST_CASE(parameter_count_splits_as_the_theory_counts) {
   c.ffn_width = 12;
   c.readout_width = 10;
   const nm::ParameterCount n = nm::ParameterLayout(c).count();
-  BOOST_TEST(n.encoder == 8 * 3 + 8 + 8);                  // W_e, b_e, readout token
-  BOOST_TEST(n.attention == 2 * (3 * 64 + 64 + 8));         // q, k, v, o, o_bias per layer
+  BOOST_TEST(n.encoder == 8 * 3 + 8 + 8);            // W_e, b_e, readout token
+  BOOST_TEST(n.attention == 2 * (3 * 64 + 64 + 8));  // q, k, v, o, o_bias per layer
   BOOST_TEST(n.ffn == 2 * (12 * 8 + 12 + 8 * 12 + 8));
   BOOST_TEST(n.readout == 10 * 8 + 10 + 10 + 1);
   BOOST_TEST(n.total == 1093);

@@ -1,12 +1,11 @@
 // The model against PyTorch: tests/data/torch_reference.json was written offline by
 // bench/make_reference_fixture.py (float64, every position of every layer computed).
-#include <boost/test/unit_test.hpp>
-#include <boost/test/data/test_case.hpp>
-
 #include <cmath>
 #include <fstream>
 #include <string>
 
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
 #include "infoflow/numeric/optimizer.hpp"
@@ -52,7 +51,8 @@ void load(const nm::Transformer<double>& model, const json& tensors, double* buf
     BOOST_TEST_REQUIRE(stored["shape"][1].get<nm::Index>() == t.cols, t.name);
     nm::MatrixMap<double> m = model.tensor_in(buffer, t);
     for (nm::Index r = 0; r < t.rows; ++r) {
-      for (nm::Index c = 0; c < t.cols; ++c) m(r, c) = stored["data"][static_cast<std::size_t>(r * t.cols + c)];
+      for (nm::Index c = 0; c < t.cols; ++c)
+        m(r, c) = stored["data"][static_cast<std::size_t>(r * t.cols + c)];
     }
   }
 }
@@ -102,7 +102,8 @@ struct Replay {
 
 BOOST_AUTO_TEST_SUITE(reference)
 
-BOOST_DATA_TEST_CASE(forward_and_every_gradient_match_pytorch, boost::unit_test::data::xrange(2), index) {
+BOOST_DATA_TEST_CASE(forward_and_every_gradient_match_pytorch, boost::unit_test::data::xrange(2),
+                     index) {
   const json& c = fixture()["cases"][static_cast<std::size_t>(index)];
   BOOST_TEST_MESSAGE("case " << c["config"]["name"].get<std::string>());
   Replay replay(c);
@@ -125,7 +126,8 @@ BOOST_DATA_TEST_CASE(five_adamw_steps_follow_pytorch, boost::unit_test::data::xr
   const json& a = c["adamw"];
   Replay replay(c);
   nm::Workspace<double> ws(replay.model.config(), replay.batch());
-  nm::AdamW<double> adam(replay.model.layout(), {a["lr"], a["beta1"], a["beta2"], a["eps"], a["weight_decay"]});
+  nm::AdamW<double> adam(replay.model.layout(),
+                         {a["lr"], a["beta1"], a["beta2"], a["eps"], a["weight_decay"]});
   const nm::Index steps = a["steps"];
   const nm::Schedule schedule{a["lr"], a["warmup"], steps, a["min_ratio"]};
   std::vector<double> pred(static_cast<std::size_t>(replay.batch()));
@@ -133,8 +135,10 @@ BOOST_DATA_TEST_CASE(five_adamw_steps_follow_pytorch, boost::unit_test::data::xr
   for (nm::Index s = 0; s < steps; ++s) {
     std::fill(grad.begin(), grad.end(), 0.0);
     const double loss = replay.loss_and_gradient(ws, grad.data(), pred);
-    BOOST_TEST(loss == a["losses"][static_cast<std::size_t>(s)].get<double>(), boost::test_tools::tolerance(1e-10));
-    nm::clip_gradient_norm(grad.data(), static_cast<nm::Index>(grad.size()), a["clip"].get<double>());
+    BOOST_TEST(loss == a["losses"][static_cast<std::size_t>(s)].get<double>(),
+               boost::test_tools::tolerance(1e-10));
+    nm::clip_gradient_norm(grad.data(), static_cast<nm::Index>(grad.size()),
+                           a["clip"].get<double>());
     adam.step(replay.model.parameters().data(), grad.data(), schedule.at(s));
   }
   for (const nm::TensorInfo& t : replay.model.layout().tensors()) {

@@ -1,7 +1,7 @@
 // The targets of THEORY.md section 5 on inputs whose answer is known by hand.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
+
+#include <boost/test/unit_test.hpp>
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/tasks.hpp"
@@ -19,7 +19,8 @@ std::unique_ptr<nm::Task> task(const std::string& name, nm::Index t, nm::Index d
   return nm::make_task(o);
 }
 MatrixXd columns(std::initializer_list<std::initializer_list<double>> cols) {
-  MatrixXd x(static_cast<Eigen::Index>(cols.begin()->size()), static_cast<Eigen::Index>(cols.size()));
+  MatrixXd x(static_cast<Eigen::Index>(cols.begin()->size()),
+             static_cast<Eigen::Index>(cols.size()));
   Eigen::Index j = 0;
   for (const auto& c : cols) {
     Eigen::Index i = 0;
@@ -61,7 +62,8 @@ BOOST_AUTO_TEST_CASE(triangle_inputs_have_clamped_norms) {
 }
 
 BOOST_AUTO_TEST_CASE(fixed_positions_sums_the_first_T0_tokens) {
-  BOOST_TEST(task("fixed_positions", 4, 2)->target(columns({{1, 0}, {0, 1}, {1, 1}, {100, 100}})) == 8.0);
+  BOOST_TEST(task("fixed_positions", 4, 2)->target(columns({{1, 0}, {0, 1}, {1, 1}, {100, 100}})) ==
+             8.0);
   BOOST_TEST(nm::to_string(task("fixed_positions", 4, 2)->recommended_positional()) == "learned");
 }
 
@@ -75,7 +77,8 @@ BOOST_AUTO_TEST_CASE(pairwise_maximum_of_v_and_minus_v_is_the_absolute_form) {
   // d_retrieval: max_t a^T x(t) over v, -v is |a^T v|.
   const auto r = task("d_retrieval", 2, 3);
   const double one = r->target(columns({{0.3, -1, 2}, {0.3, -1, 2}}));
-  BOOST_TEST(r->target(columns({{0.3, -1, 2}, {-0.3, 1, -2}})) == std::abs(one), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(r->target(columns({{0.3, -1, 2}, {-0.3, 1, -2}})) == std::abs(one),
+             boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(kth_max_reads_the_token_of_the_kth_largest_score) {

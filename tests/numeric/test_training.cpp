@@ -1,11 +1,11 @@
 // Training: reproducibility, convergence on the smallest intrinsic-dimension run, divergence
 // reported as a status, and options rejected before any work.
-#include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <boost/test/unit_test.hpp>
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/train.hpp"
@@ -126,9 +126,10 @@ BOOST_AUTO_TEST_CASE(bad_options_are_rejected_before_any_work) {
   BOOST_CHECK_THROW(nm::train(m, *task, o), infoflow::InputError);
   o = nm::TrainOptions{};
   m.heads = {3, 2};  // 3 does not divide E = 8
-  BOOST_CHECK_EXCEPTION(nm::train(m, *task, o), infoflow::InputError, [](const infoflow::InputError& e) {
-    return std::string(e.what()).find("3 heads do not divide E = 8") != std::string::npos;
-  });
+  BOOST_CHECK_EXCEPTION(
+      nm::train(m, *task, o), infoflow::InputError, [](const infoflow::InputError& e) {
+        return std::string(e.what()).find("3 heads do not divide E = 8") != std::string::npos;
+      });
   m.heads = {2, 2};
   m.tokens = 7;  // the task has T = 6
   BOOST_CHECK_THROW(nm::train(m, *task, o), infoflow::InputError);

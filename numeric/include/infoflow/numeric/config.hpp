@@ -25,13 +25,13 @@ PositionalEncoding parse_positional_encoding(std::string_view text);
 
 /// A Transformer with T input tokens and a trainable readout token at position T+1.
 struct ModelConfig {
-  Index tokens = 8;           ///< T
-  Index token_dim = 4;        ///< d
-  Index embedding = 16;       ///< E
+  Index tokens = 8;                ///< T
+  Index token_dim = 4;             ///< d
+  Index embedding = 16;            ///< E
   std::vector<Index> heads{2, 2};  ///< h_l, one entry per layer (L = heads.size())
-  Index head_dim = 0;         ///< n; 0 means n = E / h_l in each layer
-  Index ffn_width = 64;       ///< W, the token-wise FFN's hidden width
-  Index readout_width = 64;   ///< hidden width of the readout MLP
+  Index head_dim = 0;              ///< n; 0 means n = E / h_l in each layer
+  Index ffn_width = 64;            ///< W, the token-wise FFN's hidden width
+  Index readout_width = 64;        ///< hidden width of the readout MLP
   Activation activation = Activation::kGelu;
   PositionalEncoding positional = PositionalEncoding::kNone;
   bool pre_layer_norm = false;

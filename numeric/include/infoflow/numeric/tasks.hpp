@@ -24,13 +24,13 @@ enum class NormKind { kSquared, kPlain };
 /// What selects a task and its parameters. Fields a task does not use are ignored.
 struct TaskOptions {
   std::string name = "intrinsic_dim";
-  Index tokens = 8;          ///< T
-  Index token_dim = 0;       ///< d; 0 means the task's default (2 for triangle, 4 otherwise)
-  Index comparisons = 2;     ///< D: intrinsic_dim, d_retrieval
-  Index rank = 2;            ///< k: kth_max
-  Index positions = 3;       ///< T0: fixed_positions
+  Index tokens = 8;       ///< T
+  Index token_dim = 0;    ///< d; 0 means the task's default (2 for triangle, 4 otherwise)
+  Index comparisons = 2;  ///< D: intrinsic_dim, d_retrieval
+  Index rank = 2;         ///< k: kth_max
+  Index positions = 3;    ///< T0: fixed_positions
   NormKind norm = NormKind::kSquared;  ///< triangle
-  std::uint64_t seed = 1;    ///< the task's own random parameters
+  std::uint64_t seed = 1;              ///< the task's own random parameters
 };
 
 class Task {

@@ -35,8 +35,8 @@ struct TrainOptions {
   Index eval_every = 0;       ///< 0: 20 evaluations over the run
   Index validation_size = 2048;
   std::uint64_t seed = 1;
-  Index threads = 0;          ///< 0: all cores
-  Index chunks = 2;           ///< fixed pieces of each batch (the parallel grain)
+  Index threads = 0;  ///< 0: all cores
+  Index chunks = 2;   ///< fixed pieces of each batch (the parallel grain)
   Precision precision = Precision::kFloat32;
 
   /// Throws InputError naming the first invalid field.
@@ -48,7 +48,7 @@ struct TrainOptions {
 struct CurvePoint {
   Index step = 0;
   double learning_rate = 0;
-  double train_nmse = 0;       ///< the batch's MSE over the target variance
+  double train_nmse = 0;  ///< the batch's MSE over the target variance
   double validation_nmse = 0;
 };
 
@@ -58,16 +58,16 @@ std::string_view to_string(RunStatus s);
 struct TrainResult {
   RunStatus status = RunStatus::kCompleted;
   Index steps_done = 0;
-  Index diverged_at = -1;         ///< the step whose loss or gradient was not finite
+  Index diverged_at = -1;  ///< the step whose loss or gradient was not finite
   double best_validation_nmse = 0;
   Index best_step = 0;
   double final_validation_nmse = 0;
-  double target_mean = 0;         ///< the calibration set's, used to standardise targets
+  double target_mean = 0;  ///< the calibration set's, used to standardise targets
   double target_std = 1;
   ParameterCount parameters;
   std::vector<CurvePoint> curve;
   double seconds_total = 0;
-  double seconds_training = 0;    ///< steps only, evaluations excluded
+  double seconds_training = 0;  ///< steps only, evaluations excluded
   Index threads_used = 1;
   std::string task_description;
 

@@ -90,18 +90,18 @@ class Workspace {
     Index cols = 0;  ///< at capacity
   };
   struct LayerSlots {
-    Slot input;      ///< z entering the layer, E x N
-    Slot normed1;    ///< LN1(z), E x N (pre-LN only)
-    Slot stats1;     ///< mean and 1/std per column, 2 x N (pre-LN only)
-    Slot query_in;   ///< normed input at the readout, E x count (last layer only)
-    Slot q, k, v;    ///< hn x Nq, hn x N, hn x N
-    Slot probs;      ///< softmax weights, S x Sq per (sequence, head)
-    Slot context;    ///< hn x Nq
-    Slot mid;        ///< z after attention, E x Nq
-    Slot normed2;    ///< LN2(mid), E x Nq (pre-LN only)
-    Slot stats2;     ///< 2 x Nq (pre-LN only)
-    Slot hidden_pre; ///< W x Nq
-    Slot hidden;     ///< W x Nq
+    Slot input;       ///< z entering the layer, E x N
+    Slot normed1;     ///< LN1(z), E x N (pre-LN only)
+    Slot stats1;      ///< mean and 1/std per column, 2 x N (pre-LN only)
+    Slot query_in;    ///< normed input at the readout, E x count (last layer only)
+    Slot q, k, v;     ///< hn x Nq, hn x N, hn x N
+    Slot probs;       ///< softmax weights, S x Sq per (sequence, head)
+    Slot context;     ///< hn x Nq
+    Slot mid;         ///< z after attention, E x Nq
+    Slot normed2;     ///< LN2(mid), E x Nq (pre-LN only)
+    Slot stats2;      ///< 2 x Nq (pre-LN only)
+    Slot hidden_pre;  ///< W x Nq
+    Slot hidden;      ///< W x Nq
   };
 
   MatrixMap<Scalar> map(const Slot& slot, Index cols);
