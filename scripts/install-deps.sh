@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config
   libginac-dev libcln-dev libz3-dev libeigen3-dev
-  libboost-test-dev libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
+  libboost-test-dev libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev tao-pegtl-dev
   texlive-latex-base texlive-latex-recommended   # compiles the generated tables in the tests
   python3-sympy                                  # the peer of the check benchmark
 )

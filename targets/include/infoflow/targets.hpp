@@ -1,0 +1,9 @@
+#ifndef INFOFLOW_TARGETS_HPP_
+#define INFOFLOW_TARGETS_HPP_
+
+/// \file
+/// Umbrella header of the target language: formulas, their comparison structure, evaluation.
+
+#include "infoflow/targets/formula.hpp"
+
+#endif  // INFOFLOW_TARGETS_HPP_

@@ -1,0 +1,588 @@
+#include "infoflow/targets/formula.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include <tao/pegtl.hpp>
+#include <tao/pegtl/contrib/parse_tree.hpp>
+
+namespace infoflow::targets {
+
+namespace peg = tao::pegtl;
+
+namespace grammar {
+
+struct sp : peg::star<peg::space> {};
+template <class Rule>
+struct tok : peg::seq<Rule, sp> {};
+
+struct number : peg::seq<peg::plus<peg::digit>, peg::opt<peg::one<'.'>, peg::plus<peg::digit>>> {};
+struct name : peg::identifier {};
+struct kw_max : TAO_PEGTL_KEYWORD("max") {};
+struct kw_min : TAO_PEGTL_KEYWORD("min") {};
+struct kw_sum : TAO_PEGTL_KEYWORD("sum") {};
+struct kw_kth : TAO_PEGTL_KEYWORD("kth") {};
+struct kw_by : TAO_PEGTL_KEYWORD("by") {};
+
+struct open_paren : tok<peg::one<'('>> {};
+struct close_paren : tok<peg::one<')'>> {};
+struct comma : tok<peg::one<','>> {};
+struct close_bracket : tok<peg::one<']'>> {};
+struct dots : tok<TAO_PEGTL_STRING("..")> {};
+
+struct expr;
+struct unary;
+
+struct bound : peg::sor<number, name> {};
+struct range : peg::seq<tok<bound>, peg::must<dots>, peg::must<tok<bound>>> {};
+struct binder : peg::seq<tok<name>, peg::opt<tok<peg::one<'='>>, peg::must<range>>> {};
+struct not_equal : TAO_PEGTL_STRING("!=") {};
+struct less : peg::one<'<'> {};
+struct chain_op : peg::sor<not_equal, less> {};
+struct chain : peg::seq<tok<name>, peg::plus<tok<chain_op>, peg::must<tok<name>>>> {};
+struct binders : peg::list_must<peg::sor<chain, binder>, comma> {};
+
+struct reduce_op : peg::sor<kw_max, kw_min, kw_sum> {};
+struct reduction : peg::seq<tok<reduce_op>, open_paren, peg::must<binders>, peg::must<close_paren>,
+                            peg::must<unary>> {};
+struct key : peg::seq<tok<kw_by>, peg::must<expr>> {};
+struct kth : peg::seq<tok<kw_kth>, peg::must<open_paren>, peg::must<tok<bound>>, peg::must<comma>,
+                      peg::must<binders>, peg::opt<key>, peg::must<close_paren>, peg::must<unary>> {};
+struct call : peg::seq<tok<name>, open_paren, peg::list_must<expr, comma>, peg::must<close_paren>> {};
+struct subscript_value : peg::sor<number, name> {};
+struct ref : peg::seq<tok<name>,
+                      peg::opt<tok<peg::one<'['>>, peg::must<tok<subscript_value>>, peg::must<close_bracket>>> {};
+struct paren : peg::seq<open_paren, peg::must<expr>, peg::must<close_paren>> {};
+struct literal : tok<number> {};
+struct primary : peg::sor<literal, reduction, kth, call, ref, paren> {};
+struct power : peg::seq<primary, peg::opt<tok<peg::one<'^'>>, peg::must<unary>>> {};
+struct negate : peg::seq<tok<peg::one<'-'>>, peg::must<unary>> {};
+struct unary : peg::sor<negate, power> {};
+struct mul_op : tok<peg::one<'*', '/'>> {};
+struct term : peg::seq<unary, peg::star<mul_op, peg::must<unary>>> {};
+struct add_op : tok<peg::one<'+', '-'>> {};
+struct expr : peg::seq<term, peg::star<add_op, peg::must<term>>> {};
+struct formula : peg::seq<sp, peg::must<expr>, peg::must<peg::eof>> {};
+
+template <class Rule>
+struct message {
+  static constexpr const char* text = "syntax error";
+};
+#define INFOFLOW_MESSAGE(rule, msg) \
+  template <>                       \
+  struct message<rule> {            \
+    static constexpr const char* text = msg; \
+  }
+INFOFLOW_MESSAGE(expr, "expected an expression");
+INFOFLOW_MESSAGE(unary, "expected an operand");
+INFOFLOW_MESSAGE(term, "expected an operand");
+INFOFLOW_MESSAGE(peg::eof, "unexpected text after the formula");
+INFOFLOW_MESSAGE(close_paren, "expected ')'");
+INFOFLOW_MESSAGE(open_paren, "expected '('");
+INFOFLOW_MESSAGE(close_bracket, "expected ']'");
+INFOFLOW_MESSAGE(comma, "expected ','");
+INFOFLOW_MESSAGE(binders, "expected an index, e.g. t, s != t or i = 1..D");
+INFOFLOW_MESSAGE(range, "expected a range, e.g. 1..D");
+INFOFLOW_MESSAGE(dots, "expected '..' in the range");
+INFOFLOW_MESSAGE(tok<bound>, "expected an integer or a name");
+INFOFLOW_MESSAGE(tok<name>, "expected an index name");
+INFOFLOW_MESSAGE(tok<subscript_value>, "expected an index or a position");
+#undef INFOFLOW_MESSAGE
+
+template <class Rule>
+struct control : peg::normal<Rule> {
+  template <class Input, class... States>
+  [[noreturn]] static void raise(const Input& in, States&&... /*unused*/) {
+    throw peg::parse_error(message<Rule>::text, in);
+  }
+};
+
+template <class Rule>
+using selector = peg::parse_tree::selector<
+    Rule,
+    peg::parse_tree::store_content::on<number, name, bound, subscript_value, reduce_op, not_equal,
+                                       less, mul_op, add_op>,
+    peg::parse_tree::remove_content::on<expr, term, negate, power, reduction, kth, key, call, ref,
+                                        binder, chain, range, binders, literal>>;
+
+}  // namespace grammar
+
+namespace {
+
+using PNode = peg::parse_tree::node;
+
+[[noreturn]] void fail(const SourceLocation& where, std::size_t column, const std::string& message) {
+  SourceLocation at = where;
+  at.column = (where.column > 0 ? where.column - 1 : 0) + column;
+  if (at.line == 0) at.line = 1;
+  throw InputError(at, message);
+}
+
+std::size_t column_of(const PNode& n) { return n.begin().column; }
+
+long to_long(std::string_view s) {
+  long v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+Bound to_bound(const PNode& n) {
+  const PNode& inner = *n.children.front();
+  if (inner.is_type<grammar::number>()) return Bound{to_long(inner.string_view()), ""};
+  return Bound{0, inner.string()};
+}
+
+/// Turns PEGTL's generic tree into our AST.
+class Builder {
+ public:
+  explicit Builder(const SourceLocation& where) : where_(where) {}
+
+  Node build(const PNode& n) {
+    if (n.is_type<grammar::expr>() || n.is_type<grammar::term>()) return fold(n);
+    if (n.is_type<grammar::negate>()) {
+      Node out{Node::Kind::kNeg};
+      out.column = column_of(n);
+      out.args.push_back(build(*n.children.front()));
+      return out;
+    }
+    if (n.is_type<grammar::power>()) {
+      Node base = build(*n.children.front());
+      if (n.children.size() == 1) return base;
+      Node out{Node::Kind::kPow};
+      out.column = base.column;
+      out.args.push_back(std::move(base));
+      out.args.push_back(build(*n.children.back()));
+      return out;
+    }
+    if (n.is_type<grammar::literal>()) {
+      Node out{Node::Kind::kNumber};
+      out.number = std::stod(n.children.front()->string());
+      out.column = column_of(n);
+      return out;
+    }
+    if (n.is_type<grammar::ref>()) return ref(n);
+    if (n.is_type<grammar::call>()) {
+      Node out{Node::Kind::kCall};
+      out.name = n.children.front()->string();
+      out.column = column_of(n);
+      for (std::size_t i = 1; i < n.children.size(); ++i) out.args.push_back(build(*n.children[i]));
+      return out;
+    }
+    if (n.is_type<grammar::reduction>() || n.is_type<grammar::kth>()) return reduction(n);
+    // A parenthesised expression or a pass-through rule: its single child.
+    if (n.children.size() == 1) return build(*n.children.front());
+    fail(where_, column_of(n), "internal: unexpected parse node " + std::string(n.type));
+  }
+
+ private:
+  Node fold(const PNode& n) {
+    Node left = build(*n.children.front());
+    for (std::size_t i = 1; i + 1 < n.children.size(); i += 2) {
+      const char op = n.children[i]->string_view().front();  // the token keeps its spaces
+      Node out;
+      out.kind = op == '+'   ? Node::Kind::kAdd
+                 : op == '-' ? Node::Kind::kSub
+                 : op == '*' ? Node::Kind::kMul
+                             : Node::Kind::kDiv;
+      out.column = left.column;
+      out.args.push_back(std::move(left));
+      out.args.push_back(build(*n.children[i + 1]));
+      left = std::move(out);
+    }
+    return left;
+  }
+
+  Node ref(const PNode& n) {
+    Node out{Node::Kind::kRef};
+    out.name = n.children.front()->string();
+    out.column = column_of(n);
+    if (n.children.size() == 2) {
+      const PNode& sub = *n.children[1]->children.front();
+      if (sub.is_type<grammar::number>()) {
+        out.position = to_long(sub.string_view());
+        if (out.position < 1) fail(where_, column_of(sub), "positions count from 1");
+      } else {
+        out.index = sub.string();
+      }
+    }
+    return out;
+  }
+
+  Node reduction(const PNode& n) {
+    Node out{Node::Kind::kReduce};
+    out.column = column_of(n);
+    std::size_t i = 0;
+    if (n.is_type<grammar::kth>()) {
+      out.op = ReduceOp::kKth;
+      out.rank = to_bound(*n.children[i++]);
+    } else {
+      const std::string op = n.children[i++]->string();
+      out.op = op == "max" ? ReduceOp::kMax : op == "min" ? ReduceOp::kMin : ReduceOp::kSum;
+    }
+    for (const auto& item : n.children[i++]->children) {
+      if (item->is_type<grammar::binder>()) {
+        Binder b{item->children.front()->string(), false, {}, {}, column_of(*item)};
+        if (item->children.size() == 2) {
+          b.has_range = true;
+          b.low = to_bound(*item->children[1]->children[0]);
+          b.high = to_bound(*item->children[1]->children[1]);
+        }
+        out.binders.push_back(b);
+      } else {  // chain: name (op name)+
+        const auto& c = item->children;
+        out.binders.push_back(Binder{c[0]->string(), false, {}, {}, column_of(*c[0])});
+        for (std::size_t k = 1; k + 1 < c.size(); k += 2) {
+          out.binders.push_back(Binder{c[k + 1]->string(), false, {}, {}, column_of(*c[k + 1])});
+          out.constraints.push_back(
+              {c[k - 1]->string(), c[k]->is_type<grammar::less>(), c[k + 1]->string()});
+        }
+      }
+    }
+    Node key;
+    bool has_key = false;
+    if (n.children[i]->is_type<grammar::key>()) {
+      key = build(*n.children[i]->children.front());
+      has_key = true;
+      ++i;
+    }
+    out.args.push_back(build(*n.children[i]));
+    if (has_key) out.args.push_back(std::move(key));
+    return out;
+  }
+
+  SourceLocation where_;
+};
+
+}  // namespace
+
+/// Kinds, arities, index scopes and parameter kinds.
+class Checker {
+ public:
+  Checker(Formula& f, const SourceLocation& where) : f_(f), where_(where) {}
+
+  void run() {
+    check(f_.root_);
+    if (f_.root_.value != ValueKind::kScalar) fail(where_, f_.root_.column, "the formula must be a number, not a vector");
+    std::sort(f_.parameters_.begin(), f_.parameters_.end(),
+              [](const Parameter& a, const Parameter& b) { return a.first_use < b.first_use; });
+  }
+
+ private:
+  struct Scope {
+    std::string name;
+    bool used = false;
+    bool subscripts_x = false;
+    bool subscripts_parameter = false;
+    const Binder* binder = nullptr;
+  };
+
+  void note_integer(const Bound& b) {
+    if (!b.name.empty() &&
+        std::find(f_.free_integers_.begin(), f_.free_integers_.end(), b.name) == f_.free_integers_.end()) {
+      f_.free_integers_.push_back(b.name);
+    }
+  }
+
+  Scope* find(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->name == name) return &*it;
+    }
+    return nullptr;
+  }
+
+  Parameter& parameter(const Node& n, ValueKind kind) {
+    for (Parameter& p : f_.parameters_) {
+      if (p.name != n.name) continue;
+      if (p.kind != kind) {
+        fail(where_, n.column, "parameter '" + n.name + "' is used as a " + kind_name(kind) +
+                                   " here but as a " + kind_name(p.kind) + " before");
+      }
+      if (p.indexed != (!n.index.empty() || n.position > 0)) {
+        fail(where_, n.column, "parameter '" + n.name + "' is used with and without a subscript");
+      }
+      return p;
+    }
+    Parameter p{n.name, kind, !n.index.empty() || n.position > 0, {}, counter_++};
+    f_.parameters_.push_back(p);
+    return f_.parameters_.back();
+  }
+
+  static std::string kind_name(ValueKind k) {
+    return k == ValueKind::kScalar ? "number" : k == ValueKind::kVector ? "vector" : "matrix";
+  }
+
+  void expect(const Node& n, ValueKind kind, const std::string& context) {
+    if (n.value != kind) {
+      fail(where_, n.column, context + " needs a " + kind_name(kind) + ", not a " + kind_name(n.value));
+    }
+  }
+
+  /// A reference's kind is given by where it is used; `wanted` is that kind.
+  void check_ref(Node& n, ValueKind wanted) {
+    if (!n.index.empty()) {
+      Scope* s = find(n.index);
+      if (s == nullptr) fail(where_, n.column, "index '" + n.index + "' is not bound by any reduction");
+      s->used = true;
+      (n.name == "x" ? s->subscripts_x : s->subscripts_parameter) = true;
+      if (n.name != "x" && !s->binder->has_range) {
+        fail(where_, n.column, "index '" + n.index + "' runs over tokens; a parameter family needs a range, e.g. " +
+                                   n.index + " = 1..D");
+      }
+    }
+    if (n.name == "x") {
+      if (n.index.empty() && n.position == 0) fail(where_, n.column, "x needs a subscript: x[t] or x[1]");
+      f_.highest_position_ = std::max(f_.highest_position_, n.position);
+      n.value = ValueKind::kVector;
+      return;
+    }
+    if (n.position > 0) fail(where_, n.column, "a parameter family is subscripted by an index, e.g. " + n.name + "[i]");
+    if (find(n.name) != nullptr) {
+      fail(where_, n.column, "'" + n.name + "' is an index; use it as a subscript, x[" + n.name + "]");
+    }
+    Parameter& p = parameter(n, wanted);
+    if (!n.index.empty()) {
+      const Binder* b = find(n.index)->binder;
+      p.family_size = b->high;
+      if (b->low.name.empty() && b->low.value != 1) fail(where_, n.column, "a parameter family's range starts at 1");
+    }
+    n.value = wanted;
+  }
+
+  void check(Node& n, ValueKind wanted_ref = ValueKind::kScalar) {
+    using K = Node::Kind;
+    switch (n.kind) {
+      case K::kNumber: n.value = ValueKind::kScalar; return;
+      case K::kRef: check_ref(n, n.name == "x" ? ValueKind::kVector : wanted_ref); return;
+      case K::kNeg:
+        check(n.args[0], ValueKind::kScalar);
+        n.value = n.args[0].value;
+        if (n.value == ValueKind::kMatrix) fail(where_, n.column, "a matrix cannot be negated");
+        return;
+      case K::kAdd:
+      case K::kSub: {
+        check(n.args[0], ValueKind::kScalar);
+        check(n.args[1], ValueKind::kScalar);
+        if (n.args[0].value != n.args[1].value || n.args[0].value == ValueKind::kMatrix) {
+          fail(where_, n.column, "cannot add a " + kind_name(n.args[0].value) + " and a " + kind_name(n.args[1].value));
+        }
+        n.value = n.args[0].value;
+        return;
+      }
+      case K::kMul: {
+        check(n.args[0], ValueKind::kScalar);
+        check(n.args[1], ValueKind::kScalar);
+        const bool sv = n.args[0].value == ValueKind::kScalar || n.args[1].value == ValueKind::kScalar;
+        if (!sv || n.args[0].value == ValueKind::kMatrix || n.args[1].value == ValueKind::kMatrix) {
+          fail(where_, n.column, "'*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
+        }
+        n.value = n.args[0].value == ValueKind::kVector || n.args[1].value == ValueKind::kVector
+                      ? ValueKind::kVector : ValueKind::kScalar;
+        return;
+      }
+      case K::kDiv:
+        check(n.args[0], ValueKind::kScalar);
+        check(n.args[1], ValueKind::kScalar);
+        expect(n.args[1], ValueKind::kScalar, "a divisor");
+        if (n.args[0].value == ValueKind::kMatrix) fail(where_, n.column, "a matrix cannot be divided");
+        n.value = n.args[0].value;
+        return;
+      case K::kPow:
+        check(n.args[0], ValueKind::kScalar);
+        check(n.args[1], ValueKind::kScalar);
+        expect(n.args[0], ValueKind::kScalar, "'^'");
+        expect(n.args[1], ValueKind::kScalar, "an exponent");
+        n.value = ValueKind::kScalar;
+        return;
+      case K::kCall: check_call(n); return;
+      case K::kReduce: check_reduce(n); return;
+    }
+  }
+
+  void check_call(Node& n) {
+    static const std::set<std::string> scalar_functions{"exp", "log", "sqrt", "abs", "tanh", "sin", "cos", "relu"};
+    auto arity = [&](std::size_t k) {
+      if (n.args.size() != k) {
+        fail(where_, n.column, n.name + "() takes " + std::to_string(k) + " argument" + (k == 1 ? "" : "s") +
+                                   ", not " + std::to_string(n.args.size()));
+      }
+    };
+    if (n.name == "dot") {
+      arity(2);
+      for (Node& a : n.args) {
+        check(a, ValueKind::kVector);
+        expect(a, ValueKind::kVector, "dot()");
+      }
+    } else if (n.name == "bilinear") {
+      arity(3);
+      check(n.args[0], ValueKind::kMatrix);
+      expect(n.args[0], ValueKind::kMatrix, "bilinear()'s first argument");
+      for (std::size_t i = 1; i < 3; ++i) {
+        check(n.args[i], ValueKind::kVector);
+        expect(n.args[i], ValueKind::kVector, "bilinear()");
+      }
+    } else if (n.name == "norm" || n.name == "sqnorm") {
+      arity(1);
+      check(n.args[0], ValueKind::kVector);
+      expect(n.args[0], ValueKind::kVector, n.name + "()");
+    } else if (scalar_functions.count(n.name) != 0) {
+      arity(1);
+      check(n.args[0], ValueKind::kScalar);
+      expect(n.args[0], ValueKind::kScalar, n.name + "()");
+    } else {
+      fail(where_, n.column, "unknown function '" + n.name +
+                                 "' (known: dot, bilinear, norm, sqnorm, exp, log, sqrt, abs, tanh, sin, cos, relu)");
+    }
+    n.value = ValueKind::kScalar;
+  }
+
+  void check_reduce(Node& n) {
+    const std::size_t depth = scopes_.size();
+    for (const Binder& b : n.binders) {
+      if (b.name == "x") fail(where_, b.column, "x is the sequence; pick another index name");
+      if (find(b.name) != nullptr) fail(where_, b.column, "index '" + b.name + "' is already bound");
+      for (std::size_t j = depth; j < scopes_.size(); ++j) {
+        if (scopes_[j].name == b.name) fail(where_, b.column, "index '" + b.name + "' is bound twice");
+      }
+      scopes_.push_back(Scope{b.name, false, false, false, &b});
+      if (b.has_range) {
+        note_integer(b.low);
+        note_integer(b.high);
+      }
+    }
+    if (n.op == ReduceOp::kKth) note_integer(n.rank);
+    if (n.op == ReduceOp::kKth && n.rank.name.empty() && n.rank.value < 1) {
+      fail(where_, n.column, "kth() counts from 1");
+    }
+    for (Node& a : n.args) check(a, ValueKind::kScalar);
+    if (n.has_key()) expect(n.args[1], ValueKind::kScalar, "the key after 'by'");
+    if (n.op != ReduceOp::kSum) expect(n.args[0], ValueKind::kScalar, std::string(n.op == ReduceOp::kKth ? "kth" : n.op == ReduceOp::kMax ? "max" : "min") + "()");
+    if (n.args[0].value == ValueKind::kMatrix) fail(where_, n.column, "a sum of matrices is not supported");
+    for (std::size_t j = depth; j < scopes_.size(); ++j) {
+      const Scope& s = scopes_[j];
+      if (!s.used) fail(where_, s.binder->column, "index '" + s.name + "' is bound but not used");
+      if (s.subscripts_x && s.subscripts_parameter) {
+        fail(where_, s.binder->column, "index '" + s.name + "' subscripts both x and a parameter family");
+      }
+    }
+    n.value = n.args[0].value;
+    scopes_.resize(depth);
+  }
+
+  Formula& f_;
+  SourceLocation where_;
+  std::vector<Scope> scopes_;
+  std::size_t counter_ = 0;
+};
+
+Formula Formula::parse(std::string_view text, const SourceLocation& where) {
+  Formula f;
+  f.text_ = std::string(text);
+  peg::memory_input in(text.data(), text.size(), where.file.empty() ? "<formula>" : where.file);
+  std::unique_ptr<PNode> tree;
+  try {
+    tree = peg::parse_tree::parse<grammar::formula, grammar::selector, peg::nothing, grammar::control>(in);
+  } catch (const peg::parse_error& e) {
+    fail(where, e.positions().front().column, std::string(e.message()));
+  }
+  if (!tree || tree->children.empty()) fail(where, 1, "expected an expression");
+  f.root_ = Builder(where).build(*tree->children.front());
+  Checker(f, where).run();
+  return f;
+}
+
+long resolve(const Bound& bound, const Bindings& bindings) {
+  if (bound.name.empty()) return bound.value;
+  const auto it = bindings.find(bound.name);
+  if (it == bindings.end()) throw InputError("the formula needs a value for " + bound.name + " (e.g. --set " + bound.name + "=2)");
+  return it->second;
+}
+
+namespace {
+std::string bound_list(const Node& n) {
+  std::string out;
+  std::set<std::string> in_chain;
+  for (const IndexConstraint& c : n.constraints) {
+    in_chain.insert(c.left);
+    in_chain.insert(c.right);
+  }
+  // Chains print as written (a != b, t1 < t2 < t3); other binders on their own.
+  std::string chain;
+  for (std::size_t i = 0; i < n.constraints.size(); ++i) {
+    const IndexConstraint& c = n.constraints[i];
+    if (i == 0 || n.constraints[i - 1].right != c.left) {
+      if (!chain.empty()) chain += ", ";
+      chain += c.left;
+    }
+    chain += (c.strict_order ? " < " : " != ") + c.right;
+  }
+  for (const Binder& b : n.binders) {
+    if (in_chain.count(b.name) != 0) continue;
+    if (!out.empty()) out += ", ";
+    out += b.name;
+    if (b.has_range) out += " = " + b.low.text() + ".." + b.high.text();
+  }
+  if (!chain.empty()) out = out.empty() ? chain : chain + ", " + out;
+  return out;
+}
+}  // namespace
+
+namespace {
+/// Binding strength, as in the grammar: sums 1, products 2, prefixes 3, powers 4, primaries 5.
+int precedence(const Node& n) {
+  using K = Node::Kind;
+  switch (n.kind) {
+    case K::kAdd:
+    case K::kSub: return 1;
+    case K::kMul:
+    case K::kDiv: return 2;
+    case K::kNeg:
+    case K::kReduce: return 3;  // a reduction's body runs to the end of a unary operand
+    case K::kPow: return 4;
+    default: return 5;
+  }
+}
+
+std::string print(const Node& n, int at_least) {
+  using K = Node::Kind;
+  std::string s;
+  switch (n.kind) {
+    case K::kNumber: {
+      s = std::to_string(n.number);
+      s.erase(s.find_last_not_of('0') + 1);
+      if (s.back() == '.') s.pop_back();
+      break;
+    }
+    case K::kRef:
+      s = n.position > 0 ? n.name + "[" + std::to_string(n.position) + "]"
+                         : n.index.empty() ? n.name : n.name + "[" + n.index + "]";
+      break;
+    case K::kCall:
+      s = n.name + "(";
+      for (std::size_t i = 0; i < n.args.size(); ++i) s += (i ? ", " : "") + print(n.args[i], 0);
+      s += ")";
+      break;
+    case K::kAdd: s = print(n.args[0], 1) + " + " + print(n.args[1], 2); break;
+    case K::kSub: s = print(n.args[0], 1) + " - " + print(n.args[1], 2); break;
+    case K::kMul: s = print(n.args[0], 2) + " * " + print(n.args[1], 3); break;
+    case K::kDiv: s = print(n.args[0], 2) + " / " + print(n.args[1], 3); break;
+    case K::kPow: s = print(n.args[0], 5) + "^" + print(n.args[1], 3); break;
+    case K::kNeg: s = "-" + print(n.args[0], 3); break;
+    case K::kReduce: {
+      s = n.op == ReduceOp::kMax   ? "max("
+          : n.op == ReduceOp::kMin ? "min("
+          : n.op == ReduceOp::kSum ? "sum("
+                                   : "kth(" + n.rank.text() + ", ";
+      s += bound_list(n);
+      if (n.has_key()) s += " by " + print(n.args[1], 0);
+      s += ") " + print(n.args[0], 3);
+      break;
+    }
+  }
+  return precedence(n) < at_least ? "(" + s + ")" : s;
+}
+}  // namespace
+
+std::string to_text(const Node& n) { return print(n, 0); }
+
+}  // namespace infoflow::targets

@@ -1,0 +1,89 @@
+// The target language: parsing, printing back, and every kind of bad input with its column.
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "infoflow/targets/formula.hpp"
+
+namespace tg = infoflow::targets;
+
+namespace {
+/// The column and message of the error a text raises, "" if it parses.
+std::string error_of(const std::string& text) {
+  try {
+    (void)tg::Formula::parse(text, infoflow::SourceLocation{"f", 1, 1});
+  } catch (const infoflow::InputError& e) {
+    return std::to_string(e.where().column) + ": " + e.message();
+  }
+  return "";
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(formula)
+
+BOOST_AUTO_TEST_CASE(the_seed_targets_parse_and_print_back) {
+  const std::vector<std::string> texts{
+      "sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])",
+      "min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[t3])",
+      "min(s != t) dot(x[s], x[t])",
+      "kth(2, t by dot(a, x[t])) dot(b, x[t])",
+      "sqnorm(x[1] + x[2] + x[3])",
+      "sum(i = 1..D) max(t) dot(a[i], x[t])",
+      "kth(k, t) dot(a, x[t])",
+      "exp(-2 * norm(x[1])) + 3 / (1 + max(t) dot(w, x[t]))^2",
+      "(max(t) dot(w, x[t]))^2 - 2 * min(t) dot(w, x[t])",
+  };
+  for (const std::string& t : texts) {
+    const tg::Formula f = tg::Formula::parse(t);
+    BOOST_TEST(tg::to_text(f.root()) == t);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(parameters_get_their_kind_from_their_use) {
+  const tg::Formula f = tg::Formula::parse("sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t]) + c * dot(b, x[1])");
+  BOOST_TEST_REQUIRE(f.parameters().size() == 3u);
+  BOOST_TEST(f.parameters()[0].name == "A");
+  BOOST_TEST((f.parameters()[0].kind == tg::ValueKind::kMatrix));
+  BOOST_TEST(f.parameters()[0].indexed);
+  BOOST_TEST(f.parameters()[0].family_size.name == "D");
+  BOOST_TEST((f.parameters()[1].kind == tg::ValueKind::kScalar));
+  BOOST_TEST((f.parameters()[2].kind == tg::ValueKind::kVector));
+  BOOST_TEST(f.free_integers() == std::vector<std::string>{"D"});
+  BOOST_TEST(f.highest_position() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(syntax_errors_name_their_column) {
+  BOOST_TEST(error_of("max(s, t) dot(x[s], x[t]") == "25: expected ')'");
+  BOOST_TEST(error_of("dot(x[1], x[2]) +") == "18: expected an operand");
+  BOOST_TEST(error_of("max(s, t dot(x[s], x[t])") == "10: expected ')'");
+  BOOST_TEST(error_of("sum(i = 1.D) max(t) dot(a[i], x[t])") == "10: expected '..' in the range");
+  BOOST_TEST(error_of("dot(x[1], x[2])) ") == "16: unexpected text after the formula");
+  BOOST_TEST(error_of("") == "1: expected an expression");
+}
+
+BOOST_AUTO_TEST_CASE(semantic_errors_name_their_column) {
+  BOOST_TEST(error_of("max(s) dot(x[s], x[t])") == "18: index 't' is not bound by any reduction");
+  BOOST_TEST(error_of("max(s, t) dot(x[s], x[s])") == "8: index 't' is bound but not used");
+  BOOST_TEST(error_of("max(t) dott(x[t], a)") == "8: unknown function 'dott' (known: dot, bilinear, norm, sqnorm, exp, log, sqrt, abs, tanh, sin, cos, relu)");
+  BOOST_TEST(error_of("max(t) dot(x[t])") == "8: dot() takes 2 arguments, not 1");
+  BOOST_TEST(error_of("max(t) sqnorm(x[t], x[t])") == "8: sqnorm() takes 1 argument, not 2");
+  BOOST_TEST(error_of("max(t) x[t]") == "8: max() needs a number, not a vector");
+  BOOST_TEST(error_of("dot(x[1], 2)") == "11: dot() needs a vector, not a number");
+  BOOST_TEST(error_of("x[1] * x[2]") == "1: '*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
+  BOOST_TEST(error_of("max(t) dot(a[t], x[t])") == "12: index 't' runs over tokens; a parameter family needs a range, e.g. t = 1..D");
+  BOOST_TEST(error_of("max(t) max(t) dot(x[t], x[t])") == "12: index 't' is already bound");
+  BOOST_TEST(error_of("dot(a, x[1]) + a") == "16: parameter 'a' is used as a number here but as a vector before");
+  BOOST_TEST(error_of("dot(x[0], x[1])") == "7: positions count from 1");
+  BOOST_TEST(error_of("sqnorm(x)") == "8: x needs a subscript: x[t] or x[1]");
+}
+
+BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
+  try {
+    (void)tg::Formula::parse("max(t) dot(x[t], y[t]) +", infoflow::SourceLocation{"targets.toml", 7, 11});
+    BOOST_FAIL("no error");
+  } catch (const infoflow::InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("targets.toml:7:") == 0);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
