@@ -11,9 +11,22 @@
 
 namespace infoflow::numeric {
 
+std::string InputDistribution::description(Index d) const {
+  std::string out = variance == 1.0 ? fmt::format("x(t) ~ N(0, I_{}) i.i.d.", d)
+                                    : fmt::format("x(t) ~ N(0, {:g} I_{}) i.i.d.", variance, d);
+  if (max_norm > 0)
+    out += fmt::format(" with its norm clamped to [{:g}, {:g}]", min_norm, max_norm);
+  return out;
+}
+
 void Task::sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const {
+  const double sd = std::sqrt(inputs_.variance);
   for (Index j = 0; j < x.cols(); ++j) {
-    for (Index i = 0; i < x.rows(); ++i) x(i, j) = rng.normal();
+    for (Index i = 0; i < x.rows(); ++i) x(i, j) = sd * rng.normal();
+    if (inputs_.max_norm > 0) {
+      const double norm = x.col(j).norm();
+      if (norm > 0) x.col(j) *= std::clamp(norm, inputs_.min_norm, inputs_.max_norm) / norm;
+    }
   }
 }
 
@@ -87,7 +100,7 @@ class MinInnerProduct final : public Task {
   MinInnerProduct(const TaskOptions& o, Index d) : Task(o.tokens, d) {}
   std::string name() const override { return "min_inner"; }
   std::string description() const override {
-    return fmt::format("min_{{s != t}} <x(s), x(t)>; x(t) ~ N(0, I_{}) i.i.d.", token_dim());
+    return fmt::format("min_{{s != t}} <x(s), x(t)>; {}", inputs().description(token_dim()));
   }
   double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override {
     const Eigen::MatrixXd gram = x.transpose() * x;
@@ -137,8 +150,8 @@ class FixedPositions final : public Task {
   FixedPositions(const TaskOptions& o, Index d) : Task(o.tokens, d), positions_(o.positions) {}
   std::string name() const override { return "fixed_positions"; }
   std::string description() const override {
-    return fmt::format("||x(1) + ... + x({})||^2; x(t) ~ N(0, I_{}) i.i.d.", positions_,
-                       token_dim());
+    return fmt::format("||x(1) + ... + x({})||^2; {}", positions_,
+                       inputs().description(token_dim()));
   }
   PositionalEncoding recommended_positional() const override {
     return PositionalEncoding::kLearned;
@@ -151,29 +164,16 @@ class FixedPositions final : public Task {
   Index positions_;
 };
 
-/// Triangle centre: min over t1 < t2 < t3 of ||x(t1) + x(t2) + x(t3)|| (squared by default);
-/// x(t) ~ N(0, 2 I_d) with its norm clamped to [0.2, 4].
+/// Triangle centre: min over t1 < t2 < t3 of ||x(t1) + x(t2) + x(t3)|| (squared by default).
 class TriangleCentre final : public Task {
  public:
-  static constexpr double kVariance = 2.0;
-  static constexpr double kMinNorm = 0.2;
-  static constexpr double kMaxNorm = 4.0;
-
-  TriangleCentre(const TaskOptions& o, Index d) : Task(o.tokens, d), norm_(o.norm) {}
+  TriangleCentre(const TaskOptions& o, Index d)
+      : Task(o.tokens, d, triangle_inputs()), norm_(o.norm) {}
+  static InputDistribution triangle_inputs() { return {2.0, 0.2, 4.0}; }
   std::string name() const override { return "triangle"; }
   std::string description() const override {
-    return fmt::format(
-        "min_{{t1<t2<t3}} ||x(t1) + x(t2) + x(t3)||{}; x(t) ~ N(0, 2 I_{}) with its "
-        "norm clamped to [0.2, 4]",
-        norm_ == NormKind::kSquared ? "^2" : "", token_dim());
-  }
-  void sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const override {
-    const double sd = std::sqrt(kVariance);
-    for (Index j = 0; j < x.cols(); ++j) {
-      for (Index i = 0; i < x.rows(); ++i) x(i, j) = sd * rng.normal();
-      const double norm = x.col(j).norm();
-      if (norm > 0) x.col(j) *= std::clamp(norm, kMinNorm, kMaxNorm) / norm;
-    }
+    return fmt::format("min_{{t1<t2<t3}} ||x(t1) + x(t2) + x(t3)||{}; {}",
+                       norm_ == NormKind::kSquared ? "^2" : "", inputs().description(token_dim()));
   }
   double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override {
     const Index t = x.cols();
@@ -192,6 +192,28 @@ class TriangleCentre final : public Task {
   NormKind norm_;
 };
 
+/// A target given by a formula of the target language.
+class FormulaTask final : public Task {
+ public:
+  FormulaTask(std::string name, targets::Evaluator evaluator, InputDistribution inputs)
+      : Task(evaluator.tokens(), evaluator.token_dim(), inputs),
+        name_(std::move(name)),
+        evaluator_(std::move(evaluator)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    return targets::to_text(evaluator_.formula().root()) + "; " + inputs().description(token_dim());
+  }
+  PositionalEncoding recommended_positional() const override {
+    return evaluator_.formula().highest_position() > 0 ? PositionalEncoding::kLearned
+                                                       : PositionalEncoding::kNone;
+  }
+  double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override { return evaluator_(x); }
+
+ private:
+  std::string name_;
+  targets::Evaluator evaluator_;
+};
+
 void require(bool ok, const std::string& message) {
   if (!ok) throw InputError(message);
 }
@@ -204,39 +226,77 @@ const std::vector<std::string>& task_names() {
   return names;
 }
 
-std::unique_ptr<Task> make_task(const TaskOptions& o) {
+namespace {
+/// Checks the options of a built-in task; returns its token dimension.
+Index validate_task(const TaskOptions& o) {
   const std::string& n = o.name;
   require(std::find(task_names().begin(), task_names().end(), n) != task_names().end(),
           "unknown task '" + n + "' (known: intrinsic_dim, triangle, min_inner, kth_max, " +
               "fixed_positions, d_retrieval)");
   require(o.tokens >= 1, "T must be at least 1 (got " + std::to_string(o.tokens) + ")");
   require(o.token_dim >= 0, "d must be positive");
-  const Index d = o.token_dim > 0 ? o.token_dim : (n == "triangle" ? 2 : 4);
   if (n == "intrinsic_dim" || n == "d_retrieval") {
     require(o.comparisons >= 1,
             n + ": D must be at least 1 (got " + std::to_string(o.comparisons) + ")");
-    if (n == "intrinsic_dim") return std::make_unique<IntrinsicDimension>(o, d);
-    return std::make_unique<DRetrieval>(o, d);
-  }
-  if (n == "triangle") {
+  } else if (n == "triangle") {
     require(o.tokens >= 3, "triangle: T must be at least 3 (got " + std::to_string(o.tokens) + ")");
-    return std::make_unique<TriangleCentre>(o, d);
-  }
-  if (n == "min_inner") {
+  } else if (n == "min_inner") {
     require(o.tokens >= 2,
             "min_inner: T must be at least 2 (got " + std::to_string(o.tokens) + ")");
-    return std::make_unique<MinInnerProduct>(o, d);
-  }
-  if (n == "kth_max") {
+  } else if (n == "kth_max") {
     require(o.rank >= 1 && o.rank <= o.tokens,
             "kth_max: k must be between 1 and T = " + std::to_string(o.tokens) + " (got " +
                 std::to_string(o.rank) + ")");
-    return std::make_unique<KthMax>(o, d);
+  } else {
+    require(o.positions >= 1 && o.positions <= o.tokens,
+            "fixed_positions: T0 must be between 1 and T = " + std::to_string(o.tokens) + " (got " +
+                std::to_string(o.positions) + ")");
   }
-  require(o.positions >= 1 && o.positions <= o.tokens,
-          "fixed_positions: T0 must be between 1 and T = " + std::to_string(o.tokens) + " (got " +
-              std::to_string(o.positions) + ")");
+  return o.token_dim > 0 ? o.token_dim : (n == "triangle" ? 2 : 4);
+}
+}  // namespace
+
+std::unique_ptr<Task> make_task(const TaskOptions& o) {
+  const Index d = validate_task(o);
+  const std::string& n = o.name;
+  if (n == "intrinsic_dim") return std::make_unique<IntrinsicDimension>(o, d);
+  if (n == "d_retrieval") return std::make_unique<DRetrieval>(o, d);
+  if (n == "triangle") return std::make_unique<TriangleCentre>(o, d);
+  if (n == "min_inner") return std::make_unique<MinInnerProduct>(o, d);
+  if (n == "kth_max") return std::make_unique<KthMax>(o, d);
   return std::make_unique<FixedPositions>(o, d);
+}
+
+TaskFormula formula_of(const TaskOptions& o) {
+  TaskFormula f;
+  f.token_dim = validate_task(o);
+  f.bindings = {{"T", o.tokens}};
+  const std::string& n = o.name;
+  if (n == "intrinsic_dim") {
+    f.text = "sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])";
+    f.bindings["D"] = o.comparisons;
+  } else if (n == "d_retrieval") {
+    f.text = "sum(i = 1..D) max(t) dot(a[i], x[t])";
+    f.bindings["D"] = o.comparisons;
+  } else if (n == "triangle") {
+    f.text = o.norm == NormKind::kSquared ? "min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[t3])"
+                                          : "min(t1 < t2 < t3) norm(x[t1] + x[t2] + x[t3])";
+    f.inputs = TriangleCentre::triangle_inputs();
+  } else if (n == "min_inner") {
+    f.text = "min(s != t) dot(x[s], x[t])";
+  } else if (n == "kth_max") {
+    f.text = "kth(k, t by dot(a, x[t])) dot(b, x[t])";
+    f.bindings["k"] = o.rank;
+  } else {
+    f.text = "sqnorm(sum(p = 1..T0) x[p])";
+    f.bindings["T0"] = o.positions;
+  }
+  return f;
+}
+
+std::unique_ptr<Task> make_formula_task(std::string name, targets::Evaluator evaluator,
+                                        InputDistribution inputs) {
+  return std::make_unique<FormulaTask>(std::move(name), std::move(evaluator), inputs);
 }
 
 void draw_samples(const Task& task, std::uint64_t seed, Index first, Index count,

@@ -44,15 +44,17 @@ struct chain : peg::seq<tok<name>, peg::plus<tok<chain_op>, peg::must<tok<name>>
 struct binders : peg::list_must<peg::sor<chain, binder>, comma> {};
 
 struct reduce_op : peg::sor<kw_max, kw_min, kw_sum> {};
-struct reduction : peg::seq<tok<reduce_op>, open_paren, peg::must<binders>, peg::must<close_paren>,
-                            peg::must<unary>> {};
 struct key : peg::seq<tok<kw_by>, peg::must<expr>> {};
+struct reduction : peg::seq<tok<reduce_op>, open_paren, peg::must<binders>, peg::opt<key>,
+                            peg::must<close_paren>, peg::must<unary>> {};
 struct kth : peg::seq<tok<kw_kth>, peg::must<open_paren>, peg::must<tok<bound>>, peg::must<comma>,
-                      peg::must<binders>, peg::opt<key>, peg::must<close_paren>, peg::must<unary>> {};
-struct call : peg::seq<tok<name>, open_paren, peg::list_must<expr, comma>, peg::must<close_paren>> {};
+                      peg::must<binders>, peg::opt<key>, peg::must<close_paren>, peg::must<unary>> {
+};
+struct call : peg::seq<tok<name>, open_paren, peg::list_must<expr, comma>, peg::must<close_paren>> {
+};
 struct subscript_value : peg::sor<number, name> {};
-struct ref : peg::seq<tok<name>,
-                      peg::opt<tok<peg::one<'['>>, peg::must<tok<subscript_value>>, peg::must<close_bracket>>> {};
+struct ref : peg::seq<tok<name>, peg::opt<tok<peg::one<'['>>, peg::must<tok<subscript_value>>,
+                                          peg::must<close_bracket>>> {};
 struct paren : peg::seq<open_paren, peg::must<expr>, peg::must<close_paren>> {};
 struct literal : tok<number> {};
 struct primary : peg::sor<literal, reduction, kth, call, ref, paren> {};
@@ -69,9 +71,9 @@ template <class Rule>
 struct message {
   static constexpr const char* text = "syntax error";
 };
-#define INFOFLOW_MESSAGE(rule, msg) \
-  template <>                       \
-  struct message<rule> {            \
+#define INFOFLOW_MESSAGE(rule, msg)          \
+  template <>                                \
+  struct message<rule> {                     \
     static constexpr const char* text = msg; \
   }
 INFOFLOW_MESSAGE(expr, "expected an expression");
@@ -112,14 +114,17 @@ namespace {
 
 using PNode = peg::parse_tree::node;
 
-[[noreturn]] void fail(const SourceLocation& where, std::size_t column, const std::string& message) {
+[[noreturn]] void fail(const SourceLocation& where, std::size_t column,
+                       const std::string& message) {
   SourceLocation at = where;
   at.column = (where.column > 0 ? where.column - 1 : 0) + column;
   if (at.line == 0) at.line = 1;
   throw InputError(at, message);
 }
 
-std::size_t column_of(const PNode& n) { return n.begin().column; }
+std::size_t column_of(const PNode& n) {
+  return n.begin().column;
+}
 
 long to_long(std::string_view s) {
   long v = 0;
@@ -263,7 +268,8 @@ class Checker {
 
   void run() {
     check(f_.root_);
-    if (f_.root_.value != ValueKind::kScalar) fail(where_, f_.root_.column, "the formula must be a number, not a vector");
+    if (f_.root_.value != ValueKind::kScalar)
+      fail(where_, f_.root_.column, "the formula must be a number, not a vector");
     std::sort(f_.parameters_.begin(), f_.parameters_.end(),
               [](const Parameter& a, const Parameter& b) { return a.first_use < b.first_use; });
   }
@@ -278,8 +284,8 @@ class Checker {
   };
 
   void note_integer(const Bound& b) {
-    if (!b.name.empty() &&
-        std::find(f_.free_integers_.begin(), f_.free_integers_.end(), b.name) == f_.free_integers_.end()) {
+    if (!b.name.empty() && std::find(f_.free_integers_.begin(), f_.free_integers_.end(), b.name) ==
+                               f_.free_integers_.end()) {
       f_.free_integers_.push_back(b.name);
     }
   }
@@ -295,8 +301,9 @@ class Checker {
     for (Parameter& p : f_.parameters_) {
       if (p.name != n.name) continue;
       if (p.kind != kind) {
-        fail(where_, n.column, "parameter '" + n.name + "' is used as a " + kind_name(kind) +
-                                   " here but as a " + kind_name(p.kind) + " before");
+        fail(where_, n.column,
+             "parameter '" + n.name + "' is used as a " + kind_name(kind) + " here but as a " +
+                 kind_name(p.kind) + " before");
       }
       if (p.indexed != (!n.index.empty() || n.position > 0)) {
         fail(where_, n.column, "parameter '" + n.name + "' is used with and without a subscript");
@@ -314,7 +321,8 @@ class Checker {
 
   void expect(const Node& n, ValueKind kind, const std::string& context) {
     if (n.value != kind) {
-      fail(where_, n.column, context + " needs a " + kind_name(kind) + ", not a " + kind_name(n.value));
+      fail(where_, n.column,
+           context + " needs a " + kind_name(kind) + ", not a " + kind_name(n.value));
     }
   }
 
@@ -322,29 +330,36 @@ class Checker {
   void check_ref(Node& n, ValueKind wanted) {
     if (!n.index.empty()) {
       Scope* s = find(n.index);
-      if (s == nullptr) fail(where_, n.column, "index '" + n.index + "' is not bound by any reduction");
+      if (s == nullptr)
+        fail(where_, n.column, "index '" + n.index + "' is not bound by any reduction");
       s->used = true;
       (n.name == "x" ? s->subscripts_x : s->subscripts_parameter) = true;
       if (n.name != "x" && !s->binder->has_range) {
-        fail(where_, n.column, "index '" + n.index + "' runs over tokens; a parameter family needs a range, e.g. " +
-                                   n.index + " = 1..D");
+        fail(where_, n.column,
+             "index '" + n.index + "' runs over tokens; a parameter family needs a range, e.g. " +
+                 n.index + " = 1..D");
       }
     }
     if (n.name == "x") {
-      if (n.index.empty() && n.position == 0) fail(where_, n.column, "x needs a subscript: x[t] or x[1]");
+      if (n.index.empty() && n.position == 0)
+        fail(where_, n.column, "x needs a subscript: x[t] or x[1]");
       f_.highest_position_ = std::max(f_.highest_position_, n.position);
       n.value = ValueKind::kVector;
       return;
     }
-    if (n.position > 0) fail(where_, n.column, "a parameter family is subscripted by an index, e.g. " + n.name + "[i]");
+    if (n.position > 0)
+      fail(where_, n.column,
+           "a parameter family is subscripted by an index, e.g. " + n.name + "[i]");
     if (find(n.name) != nullptr) {
-      fail(where_, n.column, "'" + n.name + "' is an index; use it as a subscript, x[" + n.name + "]");
+      fail(where_, n.column,
+           "'" + n.name + "' is an index; use it as a subscript, x[" + n.name + "]");
     }
     Parameter& p = parameter(n, wanted);
     if (!n.index.empty()) {
       const Binder* b = find(n.index)->binder;
       p.family_size = b->high;
-      if (b->low.name.empty() && b->low.value != 1) fail(where_, n.column, "a parameter family's range starts at 1");
+      if (b->low.name.empty() && b->low.value != 1)
+        fail(where_, n.column, "a parameter family's range starts at 1");
     }
     n.value = wanted;
   }
@@ -352,8 +367,12 @@ class Checker {
   void check(Node& n, ValueKind wanted_ref = ValueKind::kScalar) {
     using K = Node::Kind;
     switch (n.kind) {
-      case K::kNumber: n.value = ValueKind::kScalar; return;
-      case K::kRef: check_ref(n, n.name == "x" ? ValueKind::kVector : wanted_ref); return;
+      case K::kNumber:
+        n.value = ValueKind::kScalar;
+        return;
+      case K::kRef:
+        check_ref(n, n.name == "x" ? ValueKind::kVector : wanted_ref);
+        return;
       case K::kNeg:
         check(n.args[0], ValueKind::kScalar);
         n.value = n.args[0].value;
@@ -364,7 +383,9 @@ class Checker {
         check(n.args[0], ValueKind::kScalar);
         check(n.args[1], ValueKind::kScalar);
         if (n.args[0].value != n.args[1].value || n.args[0].value == ValueKind::kMatrix) {
-          fail(where_, n.column, "cannot add a " + kind_name(n.args[0].value) + " and a " + kind_name(n.args[1].value));
+          fail(where_, n.column,
+               "cannot add a " + kind_name(n.args[0].value) + " and a " +
+                   kind_name(n.args[1].value));
         }
         n.value = n.args[0].value;
         return;
@@ -372,19 +393,23 @@ class Checker {
       case K::kMul: {
         check(n.args[0], ValueKind::kScalar);
         check(n.args[1], ValueKind::kScalar);
-        const bool sv = n.args[0].value == ValueKind::kScalar || n.args[1].value == ValueKind::kScalar;
+        const bool sv =
+            n.args[0].value == ValueKind::kScalar || n.args[1].value == ValueKind::kScalar;
         if (!sv || n.args[0].value == ValueKind::kMatrix || n.args[1].value == ValueKind::kMatrix) {
-          fail(where_, n.column, "'*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
+          fail(where_, n.column,
+               "'*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
         }
         n.value = n.args[0].value == ValueKind::kVector || n.args[1].value == ValueKind::kVector
-                      ? ValueKind::kVector : ValueKind::kScalar;
+                      ? ValueKind::kVector
+                      : ValueKind::kScalar;
         return;
       }
       case K::kDiv:
         check(n.args[0], ValueKind::kScalar);
         check(n.args[1], ValueKind::kScalar);
         expect(n.args[1], ValueKind::kScalar, "a divisor");
-        if (n.args[0].value == ValueKind::kMatrix) fail(where_, n.column, "a matrix cannot be divided");
+        if (n.args[0].value == ValueKind::kMatrix)
+          fail(where_, n.column, "a matrix cannot be divided");
         n.value = n.args[0].value;
         return;
       case K::kPow:
@@ -394,17 +419,23 @@ class Checker {
         expect(n.args[1], ValueKind::kScalar, "an exponent");
         n.value = ValueKind::kScalar;
         return;
-      case K::kCall: check_call(n); return;
-      case K::kReduce: check_reduce(n); return;
+      case K::kCall:
+        check_call(n);
+        return;
+      case K::kReduce:
+        check_reduce(n);
+        return;
     }
   }
 
   void check_call(Node& n) {
-    static const std::set<std::string> scalar_functions{"exp", "log", "sqrt", "abs", "tanh", "sin", "cos", "relu"};
+    static const std::set<std::string> scalar_functions{"exp",  "log", "sqrt", "abs",
+                                                        "tanh", "sin", "cos",  "relu"};
     auto arity = [&](std::size_t k) {
       if (n.args.size() != k) {
-        fail(where_, n.column, n.name + "() takes " + std::to_string(k) + " argument" + (k == 1 ? "" : "s") +
-                                   ", not " + std::to_string(n.args.size()));
+        fail(where_, n.column,
+             n.name + "() takes " + std::to_string(k) + " argument" + (k == 1 ? "" : "s") +
+                 ", not " + std::to_string(n.args.size()));
       }
     };
     if (n.name == "dot") {
@@ -430,8 +461,9 @@ class Checker {
       check(n.args[0], ValueKind::kScalar);
       expect(n.args[0], ValueKind::kScalar, n.name + "()");
     } else {
-      fail(where_, n.column, "unknown function '" + n.name +
-                                 "' (known: dot, bilinear, norm, sqnorm, exp, log, sqrt, abs, tanh, sin, cos, relu)");
+      fail(where_, n.column,
+           "unknown function '" + n.name +
+               "' (known: dot, bilinear, norm, sqnorm, exp, log, sqrt, abs, tanh, sin, cos, relu)");
     }
     n.value = ValueKind::kScalar;
   }
@@ -440,9 +472,11 @@ class Checker {
     const std::size_t depth = scopes_.size();
     for (const Binder& b : n.binders) {
       if (b.name == "x") fail(where_, b.column, "x is the sequence; pick another index name");
-      if (find(b.name) != nullptr) fail(where_, b.column, "index '" + b.name + "' is already bound");
+      if (find(b.name) != nullptr)
+        fail(where_, b.column, "index '" + b.name + "' is already bound");
       for (std::size_t j = depth; j < scopes_.size(); ++j) {
-        if (scopes_[j].name == b.name) fail(where_, b.column, "index '" + b.name + "' is bound twice");
+        if (scopes_[j].name == b.name)
+          fail(where_, b.column, "index '" + b.name + "' is bound twice");
       }
       scopes_.push_back(Scope{b.name, false, false, false, &b});
       if (b.has_range) {
@@ -454,15 +488,24 @@ class Checker {
     if (n.op == ReduceOp::kKth && n.rank.name.empty() && n.rank.value < 1) {
       fail(where_, n.column, "kth() counts from 1");
     }
-    for (Node& a : n.args) check(a, ValueKind::kScalar);
+    // The key is written before the body: check it first, so first uses follow the text.
+    if (n.has_key()) check(n.args[1], ValueKind::kScalar);
+    check(n.args[0], ValueKind::kScalar);
     if (n.has_key()) expect(n.args[1], ValueKind::kScalar, "the key after 'by'");
-    if (n.op != ReduceOp::kSum) expect(n.args[0], ValueKind::kScalar, std::string(n.op == ReduceOp::kKth ? "kth" : n.op == ReduceOp::kMax ? "max" : "min") + "()");
-    if (n.args[0].value == ValueKind::kMatrix) fail(where_, n.column, "a sum of matrices is not supported");
+    if (n.op != ReduceOp::kSum)
+      expect(n.args[0], ValueKind::kScalar,
+             std::string(n.op == ReduceOp::kKth   ? "kth"
+                         : n.op == ReduceOp::kMax ? "max"
+                                                  : "min") +
+                 "()");
+    if (n.args[0].value == ValueKind::kMatrix)
+      fail(where_, n.column, "a sum of matrices is not supported");
     for (std::size_t j = depth; j < scopes_.size(); ++j) {
       const Scope& s = scopes_[j];
       if (!s.used) fail(where_, s.binder->column, "index '" + s.name + "' is bound but not used");
       if (s.subscripts_x && s.subscripts_parameter) {
-        fail(where_, s.binder->column, "index '" + s.name + "' subscripts both x and a parameter family");
+        fail(where_, s.binder->column,
+             "index '" + s.name + "' subscripts both x and a parameter family");
       }
     }
     n.value = n.args[0].value;
@@ -481,7 +524,9 @@ Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   peg::memory_input in(text.data(), text.size(), where.file.empty() ? "<formula>" : where.file);
   std::unique_ptr<PNode> tree;
   try {
-    tree = peg::parse_tree::parse<grammar::formula, grammar::selector, peg::nothing, grammar::control>(in);
+    tree =
+        peg::parse_tree::parse<grammar::formula, grammar::selector, peg::nothing, grammar::control>(
+            in);
   } catch (const peg::parse_error& e) {
     fail(where, e.positions().front().column, std::string(e.message()));
   }
@@ -494,7 +539,9 @@ Formula Formula::parse(std::string_view text, const SourceLocation& where) {
 long resolve(const Bound& bound, const Bindings& bindings) {
   if (bound.name.empty()) return bound.value;
   const auto it = bindings.find(bound.name);
-  if (it == bindings.end()) throw InputError("the formula needs a value for " + bound.name + " (e.g. --set " + bound.name + "=2)");
+  if (it == bindings.end())
+    throw InputError("the formula needs a value for " + bound.name + " (e.g. --set " + bound.name +
+                     "=2)");
   return it->second;
 }
 
@@ -533,13 +580,18 @@ int precedence(const Node& n) {
   using K = Node::Kind;
   switch (n.kind) {
     case K::kAdd:
-    case K::kSub: return 1;
+    case K::kSub:
+      return 1;
     case K::kMul:
-    case K::kDiv: return 2;
+    case K::kDiv:
+      return 2;
     case K::kNeg:
-    case K::kReduce: return 3;  // a reduction's body runs to the end of a unary operand
-    case K::kPow: return 4;
-    default: return 5;
+    case K::kReduce:
+      return 3;  // a reduction's body runs to the end of a unary operand
+    case K::kPow:
+      return 4;
+    default:
+      return 5;
   }
 }
 
@@ -554,20 +606,33 @@ std::string print(const Node& n, int at_least) {
       break;
     }
     case K::kRef:
-      s = n.position > 0 ? n.name + "[" + std::to_string(n.position) + "]"
-                         : n.index.empty() ? n.name : n.name + "[" + n.index + "]";
+      s = n.position > 0    ? n.name + "[" + std::to_string(n.position) + "]"
+          : n.index.empty() ? n.name
+                            : n.name + "[" + n.index + "]";
       break;
     case K::kCall:
       s = n.name + "(";
       for (std::size_t i = 0; i < n.args.size(); ++i) s += (i ? ", " : "") + print(n.args[i], 0);
       s += ")";
       break;
-    case K::kAdd: s = print(n.args[0], 1) + " + " + print(n.args[1], 2); break;
-    case K::kSub: s = print(n.args[0], 1) + " - " + print(n.args[1], 2); break;
-    case K::kMul: s = print(n.args[0], 2) + " * " + print(n.args[1], 3); break;
-    case K::kDiv: s = print(n.args[0], 2) + " / " + print(n.args[1], 3); break;
-    case K::kPow: s = print(n.args[0], 5) + "^" + print(n.args[1], 3); break;
-    case K::kNeg: s = "-" + print(n.args[0], 3); break;
+    case K::kAdd:
+      s = print(n.args[0], 1) + " + " + print(n.args[1], 2);
+      break;
+    case K::kSub:
+      s = print(n.args[0], 1) + " - " + print(n.args[1], 2);
+      break;
+    case K::kMul:
+      s = print(n.args[0], 2) + " * " + print(n.args[1], 3);
+      break;
+    case K::kDiv:
+      s = print(n.args[0], 2) + " / " + print(n.args[1], 3);
+      break;
+    case K::kPow:
+      s = print(n.args[0], 5) + "^" + print(n.args[1], 3);
+      break;
+    case K::kNeg:
+      s = "-" + print(n.args[0], 3);
+      break;
     case K::kReduce: {
       s = n.op == ReduceOp::kMax   ? "max("
           : n.op == ReduceOp::kMin ? "min("
@@ -583,6 +648,8 @@ std::string print(const Node& n, int at_least) {
 }
 }  // namespace
 
-std::string to_text(const Node& n) { return print(n, 0); }
+std::string to_text(const Node& n) {
+  return print(n, 0);
+}
 
 }  // namespace infoflow::targets

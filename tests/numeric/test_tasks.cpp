@@ -5,6 +5,7 @@
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/tasks.hpp"
+#include "infoflow/targets/evaluator.hpp"
 
 namespace nm = infoflow::numeric;
 using Eigen::MatrixXd;
@@ -127,6 +128,37 @@ BOOST_AUTO_TEST_CASE(bad_task_options_are_input_errors) {
   o.name = "intrinsic_dim";
   o.tokens = 0;
   BOOST_CHECK_THROW((void)nm::make_task(o), infoflow::InputError);
+}
+
+BOOST_AUTO_TEST_CASE(every_builtin_task_is_a_formula_with_the_same_values) {
+  for (const std::string& name : nm::task_names()) {
+    for (const nm::NormKind norm : {nm::NormKind::kSquared, nm::NormKind::kPlain}) {
+      if (norm == nm::NormKind::kPlain && name != "triangle") continue;
+      nm::TaskOptions o;
+      o.name = name;
+      o.tokens = 7;
+      o.comparisons = 3;
+      o.rank = 2;
+      o.positions = 3;
+      o.norm = norm;
+      o.seed = 11;
+      const auto native = nm::make_task(o);
+      const nm::TaskFormula f = nm::formula_of(o);
+      const auto formula = nm::make_formula_task(
+          name, infoflow::targets::Evaluator(infoflow::targets::Formula::parse(f.text), f.bindings, f.token_dim, o.seed),
+          f.inputs);
+      MatrixXd x(native->token_dim(), 7 * 20);
+      Eigen::VectorXd y_native(20);
+      Eigen::VectorXd y_formula(20);
+      nm::draw_samples(*native, 3, 0, 20, x, y_native);
+      MatrixXd x_formula(native->token_dim(), 7 * 20);
+      nm::draw_samples(*formula, 3, 0, 20, x_formula, y_formula);
+      BOOST_TEST_INFO(name << ": " << f.text);
+      BOOST_TEST((x_formula.array() == x.array()).all());  // same input distribution
+      BOOST_TEST((y_formula - y_native).cwiseAbs().maxCoeff() < 1e-12 * (1 + y_native.cwiseAbs().maxCoeff()));
+      BOOST_TEST(y_native.cwiseAbs().maxCoeff() > 0.0);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

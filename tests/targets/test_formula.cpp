@@ -1,7 +1,7 @@
 // The target language: parsing, printing back, and every kind of bad input with its column.
-#include <boost/test/unit_test.hpp>
-
 #include <string>
+
+#include <boost/test/unit_test.hpp>
 
 #include "infoflow/targets/formula.hpp"
 
@@ -30,6 +30,7 @@ BOOST_AUTO_TEST_CASE(the_seed_targets_parse_and_print_back) {
       "sqnorm(x[1] + x[2] + x[3])",
       "sum(i = 1..D) max(t) dot(a[i], x[t])",
       "kth(k, t) dot(a, x[t])",
+      "max(t by dot(a, x[t])) dot(b, x[t])",
       "exp(-2 * norm(x[1])) + 3 / (1 + max(t) dot(w, x[t]))^2",
       "(max(t) dot(w, x[t]))^2 - 2 * min(t) dot(w, x[t])",
   };
@@ -40,7 +41,8 @@ BOOST_AUTO_TEST_CASE(the_seed_targets_parse_and_print_back) {
 }
 
 BOOST_AUTO_TEST_CASE(parameters_get_their_kind_from_their_use) {
-  const tg::Formula f = tg::Formula::parse("sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t]) + c * dot(b, x[1])");
+  const tg::Formula f =
+      tg::Formula::parse("sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t]) + c * dot(b, x[1])");
   BOOST_TEST_REQUIRE(f.parameters().size() == 3u);
   BOOST_TEST(f.parameters()[0].name == "A");
   BOOST_TEST((f.parameters()[0].kind == tg::ValueKind::kMatrix));
@@ -64,22 +66,28 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_their_column) {
 BOOST_AUTO_TEST_CASE(semantic_errors_name_their_column) {
   BOOST_TEST(error_of("max(s) dot(x[s], x[t])") == "18: index 't' is not bound by any reduction");
   BOOST_TEST(error_of("max(s, t) dot(x[s], x[s])") == "8: index 't' is bound but not used");
-  BOOST_TEST(error_of("max(t) dott(x[t], a)") == "8: unknown function 'dott' (known: dot, bilinear, norm, sqnorm, exp, log, sqrt, abs, tanh, sin, cos, relu)");
+  BOOST_TEST(error_of("max(t) dott(x[t], a)") ==
+             "8: unknown function 'dott' (known: dot, bilinear, norm, sqnorm, exp, log, sqrt, abs, "
+             "tanh, sin, cos, relu)");
   BOOST_TEST(error_of("max(t) dot(x[t])") == "8: dot() takes 2 arguments, not 1");
   BOOST_TEST(error_of("max(t) sqnorm(x[t], x[t])") == "8: sqnorm() takes 1 argument, not 2");
   BOOST_TEST(error_of("max(t) x[t]") == "8: max() needs a number, not a vector");
   BOOST_TEST(error_of("dot(x[1], 2)") == "11: dot() needs a vector, not a number");
-  BOOST_TEST(error_of("x[1] * x[2]") == "1: '*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
-  BOOST_TEST(error_of("max(t) dot(a[t], x[t])") == "12: index 't' runs over tokens; a parameter family needs a range, e.g. t = 1..D");
+  BOOST_TEST(error_of("x[1] * x[2]") ==
+             "1: '*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
+  BOOST_TEST(error_of("max(t) dot(a[t], x[t])") ==
+             "12: index 't' runs over tokens; a parameter family needs a range, e.g. t = 1..D");
   BOOST_TEST(error_of("max(t) max(t) dot(x[t], x[t])") == "12: index 't' is already bound");
-  BOOST_TEST(error_of("dot(a, x[1]) + a") == "16: parameter 'a' is used as a number here but as a vector before");
+  BOOST_TEST(error_of("dot(a, x[1]) + a") ==
+             "16: parameter 'a' is used as a number here but as a vector before");
   BOOST_TEST(error_of("dot(x[0], x[1])") == "7: positions count from 1");
   BOOST_TEST(error_of("sqnorm(x)") == "8: x needs a subscript: x[t] or x[1]");
 }
 
 BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
   try {
-    (void)tg::Formula::parse("max(t) dot(x[t], y[t]) +", infoflow::SourceLocation{"targets.toml", 7, 11});
+    (void)tg::Formula::parse("max(t) dot(x[t], y[t]) +",
+                             infoflow::SourceLocation{"targets.toml", 7, 11});
     BOOST_FAIL("no error");
   } catch (const infoflow::InputError& e) {
     BOOST_TEST(std::string(e.what()).find("targets.toml:7:") == 0);

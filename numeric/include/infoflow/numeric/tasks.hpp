@@ -16,6 +16,7 @@
 
 #include "infoflow/numeric/config.hpp"
 #include "infoflow/numeric/random.hpp"
+#include "infoflow/targets/evaluator.hpp"
 
 namespace infoflow::numeric {
 
@@ -33,6 +34,15 @@ struct TaskOptions {
   std::uint64_t seed = 1;              ///< the task's own random parameters
 };
 
+/// How tokens are drawn: i.i.d. N(0, variance I_d), each token's norm then clamped to
+/// [min_norm, max_norm] when max_norm > 0.
+struct InputDistribution {
+  double variance = 1.0;
+  double min_norm = 0.0;
+  double max_norm = 0.0;
+  [[nodiscard]] std::string description(Index d) const;
+};
+
 class Task {
  public:
   virtual ~Task() = default;
@@ -43,8 +53,9 @@ class Task {
   [[nodiscard]] virtual PositionalEncoding recommended_positional() const {
     return PositionalEncoding::kNone;
   }
-  /// One input sequence, d x T. Default: i.i.d. N(0, I_d) tokens.
-  virtual void sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const;
+  /// One input sequence, d x T, from the task's input distribution.
+  void sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const;
+  [[nodiscard]] const InputDistribution& inputs() const { return inputs_; }
   /// The target value of one sequence x (d x T).
   [[nodiscard]] virtual double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const = 0;
 
@@ -52,12 +63,32 @@ class Task {
   [[nodiscard]] Index token_dim() const { return token_dim_; }
 
  protected:
-  Task(Index tokens, Index token_dim) : tokens_(tokens), token_dim_(token_dim) {}
+  Task(Index tokens, Index token_dim, InputDistribution inputs = {})
+      : tokens_(tokens), token_dim_(token_dim), inputs_(inputs) {}
 
  private:
   Index tokens_;
   Index token_dim_;
+  InputDistribution inputs_;
 };
+
+/// A built-in task written in the target language: its formula, the values of the formula's
+/// integers (T, D, k, T0) and its input distribution.
+struct TaskFormula {
+  std::string text;
+  targets::Bindings bindings;
+  Index token_dim = 4;
+  InputDistribution inputs;
+};
+
+/// The formula of a built-in task (validated like make_task()).
+[[nodiscard]] TaskFormula formula_of(const TaskOptions& options);
+
+/// A task whose target is a formula; `name` labels it in reports. The evaluator's T and d are
+/// the task's; its parameters come from the evaluator's task seed.
+[[nodiscard]] std::unique_ptr<Task> make_formula_task(std::string name,
+                                                      targets::Evaluator evaluator,
+                                                      InputDistribution inputs = {});
 
 /// The task names make_task() accepts.
 [[nodiscard]] const std::vector<std::string>& task_names();

@@ -18,7 +18,7 @@
 ///   unary     := '-' unary | power
 ///   power     := primary ('^' unary)?
 ///   primary   := number | reduction | kth | call | ref | '(' expr ')'
-///   reduction := ('max' | 'min' | 'sum') '(' binders ')' unary
+///   reduction := ('max' | 'min' | 'sum') '(' binders ('by' expr)? ')' unary
 ///   kth       := 'kth' '(' bound ',' binders ('by' expr)? ')' unary
 ///   binders   := item (',' item)*          item := name ('=' bound '..' bound)? | chain
 ///   chain     := name (('!=' | '<') name)+  (binds every name; s != t, t1 < t2 < t3)
@@ -28,7 +28,8 @@
 /// An index bound without a range runs over the tokens 1..T; `i = 1..D` runs over a range
 /// (over tokens if the index subscripts x, over a parameter family otherwise). `kth(k, ...)`
 /// takes the k-th largest body value, or, with `by key`, the body at the index tuple of the
-/// k-th largest key; `max`/`min` likewise return extreme values. Functions: dot(v, v),
+/// k-th largest key; `max`/`min` likewise (`max(t by dot(a, x[t])) dot(b, x[t])` reads the
+/// token of the largest score). Functions: dot(v, v),
 /// bilinear(M, v, v), norm(v), sqnorm(v) and the scalar functions exp, log, sqrt, abs, tanh,
 /// sin, cos, relu. Any other name is a random parameter drawn from the task seed, its kind
 /// (scalar, vector, matrix) given by its use; x is the sequence.
@@ -72,16 +73,16 @@ struct Node {
   enum class Kind { kNumber, kRef, kCall, kAdd, kSub, kMul, kDiv, kPow, kNeg, kReduce };
   Kind kind = Kind::kNumber;
   double number = 0;
-  std::string name;      ///< kRef: "x" or a parameter; kCall: the function
-  std::string index;     ///< kRef: the subscript's index name ("" if none or a literal)
-  long position = 0;     ///< kRef: a literal subscript (x[3]), 0 if none
+  std::string name;        ///< kRef: "x" or a parameter; kCall: the function
+  std::string index;       ///< kRef: the subscript's index name ("" if none or a literal)
+  long position = 0;       ///< kRef: a literal subscript (x[3]), 0 if none
   std::vector<Node> args;  ///< operands; kReduce: body, then the key if any
   // kReduce only:
   ReduceOp op = ReduceOp::kMax;
   Bound rank;  ///< kth
   std::vector<Binder> binders;
   std::vector<IndexConstraint> constraints;
-  std::size_t column = 0;  ///< 1-based column of the node's first character
+  std::size_t column = 0;                ///< 1-based column of the node's first character
   ValueKind value = ValueKind::kScalar;  ///< set by the checks
 
   [[nodiscard]] bool has_key() const { return kind == Kind::kReduce && args.size() == 2; }
@@ -91,8 +92,8 @@ struct Node {
 struct Parameter {
   std::string name;
   ValueKind kind = ValueKind::kScalar;
-  bool indexed = false;  ///< a family A[i]
-  Bound family_size;     ///< the range of the index that subscripts it
+  bool indexed = false;       ///< a family A[i]
+  Bound family_size;          ///< the range of the index that subscripts it
   std::size_t first_use = 0;  ///< order of first appearance
 };
 

@@ -1,0 +1,74 @@
+// The evaluator on sequences whose values are known by hand.
+#include <cmath>
+
+#include <boost/test/unit_test.hpp>
+
+#include "infoflow/targets/evaluator.hpp"
+
+namespace tg = infoflow::targets;
+using Eigen::MatrixXd;
+
+namespace {
+double value(const std::string& text, const MatrixXd& x, tg::Bindings b = {}) {
+  b["T"] = x.cols();
+  return tg::Evaluator(tg::Formula::parse(text), b, x.rows(), 1)(x);
+}
+std::string error_of(const std::string& text, long t, tg::Bindings b = {}) {
+  b["T"] = t;
+  try {
+    (void)tg::Evaluator(tg::Formula::parse(text), b, 2, 1);
+  } catch (const infoflow::InputError& e) {
+    return e.message();
+  }
+  return "";
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(evaluator)
+
+BOOST_AUTO_TEST_CASE(reductions_arithmetic_and_functions_by_hand) {
+  MatrixXd x(2, 4);
+  x << 1, 0, 1, -2,  //
+      0, 1, 1, -2;
+  BOOST_TEST(value("min(s != t) dot(x[s], x[t])", x) == -4.0);  // x3 . x4
+  BOOST_TEST(value("max(s, t) dot(x[s], x[t])", x) == 8.0);     // x4 . x4
+  BOOST_TEST(value("min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[t3])", x) == 1.0);
+  BOOST_TEST(value("sum(t) norm(x[t])", x) == 2 + std::sqrt(2.0) + std::sqrt(8.0),
+             boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(value("sqnorm(sum(p = 1..T0) x[p])", x, {{"T0", 3}}) == 8.0);
+  BOOST_TEST(value("kth(2, t) sqnorm(x[t])", x) == 2.0);  // squared norms 1 1 2 8
+  BOOST_TEST(value("kth(k, t by sqnorm(x[t])) dot(x[t], x[2])", x, {{"k", 1}}) == -2.0);
+  // Scores x(t) . x(3) are 1, 1, 2, -4: the largest is at t = 3, the smallest at t = 4.
+  BOOST_TEST(value("max(t by dot(x[t], x[3])) sqnorm(x[t])", x) == 2.0);
+  BOOST_TEST(value("min(t by dot(x[t], x[3])) sqnorm(x[t])", x) == 8.0);
+  BOOST_TEST(value("2^3 - 4 / 2 * 3 + relu(-1) + abs(-2) + exp(0) + -sqrt(4)", x) ==
+             8 - 6 + 0 + 2 + 1 - 2);
+  BOOST_TEST(value("dot(3 * x[1] - x[2] / 2, x[3])", x) == 2.5);
+}
+
+BOOST_AUTO_TEST_CASE(parameters_follow_the_seed_convention) {
+  const tg::Formula f =
+      tg::Formula::parse("sum(i = 1..D) max(t) dot(a[i], x[t]) + dot(b, x[1]) + c");
+  const tg::Evaluator e(f, {{"T", 3}, {"D", 2}}, 4, 7);
+  BOOST_TEST(e.parameter("a", 0).norm() == 1.0, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(e.parameter("b").norm() == 1.0, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST((e.parameter("a", 0) - e.parameter("a", 1)).norm() > 0.1);
+  const tg::Evaluator again(f, {{"T", 3}, {"D", 2}}, 4, 7);
+  BOOST_TEST((again.parameter("a", 1).array() == e.parameter("a", 1).array()).all());
+  const tg::Evaluator other(f, {{"T", 3}, {"D", 2}}, 4, 8);
+  BOOST_TEST((other.parameter("b") - e.parameter("b")).norm() > 1e-3);
+}
+
+BOOST_AUTO_TEST_CASE(values_the_formula_cannot_use_are_input_errors) {
+  BOOST_TEST(error_of("sum(i = 1..D) max(t) dot(a[i], x[t])", 4) ==
+             "the formula needs a value for D (e.g. --set D=2)");
+  BOOST_TEST(error_of("sqnorm(x[5])", 4) == "the formula reads x[5] but T = 4");
+  BOOST_TEST(error_of("min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[t3])", 2) ==
+             "the reduction 'min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[t3])' has no index tuple "
+             "for T = 2");
+  BOOST_TEST(error_of("kth(5, t) sqnorm(x[t])", 4) == "kth(5) over 4 index tuples");
+  BOOST_TEST(error_of("sum(i = 1..D) max(t) dot(a[i], x[t])", 4, {{"D", 0}}) ==
+             "the range i = 1..D is empty");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
