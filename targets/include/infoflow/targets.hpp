@@ -4,6 +4,7 @@
 /// \file
 /// Umbrella header of the target language: formulas, their comparison structure, evaluation.
 
+#include "infoflow/targets/analysis.hpp"
 #include "infoflow/targets/evaluator.hpp"
 #include "infoflow/targets/formula.hpp"
 
