@@ -2,9 +2,10 @@
 #define INFOFLOW_THEOREMS_HPP_
 
 /// \file
-/// Umbrella header of infoflow::theorems: the catalogue and its consistency check.
+/// Umbrella header of infoflow::theorems: the catalogue, its consistency check, the InfoFlow engine.
 
 #include "infoflow/theorems/catalogue.hpp"
 #include "infoflow/theorems/check.hpp"
+#include "infoflow/theorems/engine.hpp"
 
 #endif  // INFOFLOW_THEOREMS_HPP_
