@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   infoflow::app::add_compare(app, ctx);
   infoflow::app::add_check(app, ctx);
   infoflow::app::add_table(app, ctx);
+  infoflow::app::add_derive(app, ctx);
+  infoflow::app::add_plan(app, ctx);
   infoflow::app::add_train(app, ctx);
   try {
     app.parse(argc, argv);

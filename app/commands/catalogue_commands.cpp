@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "commands/commands.hpp"
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/targets/target_file.hpp"
 #include "infoflow/theorems/check.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+#include "commands/commands.hpp"
 
 namespace infoflow::app {
 namespace {
@@ -22,7 +25,8 @@ void add_symbols(CLI::App& app, Context&) {
       if (s->name.find('@') != std::string::npos) continue;
       std::ostringstream lower;
       lower << s->lower;
-      std::string domain = (s->integer ? "integer " : "real ") + std::string(s->lower_strict ? "> " : ">= ") + lower.str();
+      std::string domain = (s->integer ? "integer " : "real ") +
+                           std::string(s->lower_strict ? "> " : ">= ") + lower.str();
       if (s->upper) {
         std::ostringstream upper;
         upper << *s->upper;
@@ -67,7 +71,8 @@ void add_show(CLI::App& app, Context& ctx) {
 }
 
 void add_table(CLI::App& app, Context& ctx) {
-  CLI::App* cmd = app.add_subcommand("table", "booktabs LaTeX tables of the catalogue and of the check");
+  CLI::App* cmd =
+      app.add_subcommand("table", "booktabs LaTeX tables of the catalogue and of the check");
   auto what = std::make_shared<std::string>("catalogue");
   auto output = std::make_shared<std::string>();
   auto standalone = std::make_shared<bool>(false);
@@ -84,6 +89,35 @@ void add_table(CLI::App& app, Context& ctx) {
   });
 }
 
+namespace {
+/// The engine's bounds for every architecture each target lists, as `derived` entries.
+void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::string>& files) {
+  if (files.empty()) return;
+  // Plans are priced by the catalogue as loaded; the derived entries join it afterwards.
+  const theorems::Catalogue loaded = catalogue;
+  theorems::Engine engine(loaded);
+  for (const std::string& file : files) {
+    for (const targets::TargetSpec& spec : targets::load_targets(file)) {
+      const theorems::Target target(spec.name, spec.formula, spec.set, spec.family,
+                                    spec.same_as_family);
+      for (const std::vector<long>& heads : spec.architectures) {
+        theorems::Architecture a;
+        a.heads = heads;
+        a.embedding = spec.embedding;
+        a.token_dim = spec.token_dim;
+        a.positional = spec.positional;
+        try {
+          engine.add_derived(catalogue, target, engine.plan(target, a));
+        } catch (const InputError& e) {
+          throw InputError(
+              spec.where, "target " + spec.name + ", heads " + a.heads_text() + ": " + e.message());
+        }
+      }
+    }
+  }
+}
+}  // namespace
+
 void add_check(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "check", "consistency of the catalogue: contradictions, separations, implications, vacuity");
@@ -93,8 +127,13 @@ void add_check(CLI::App& app, Context& ctx) {
   cmd->add_option("--format", *format, "text, latex or json")->check(CLI::IsMember(kFormats));
   cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
   cmd->add_option("--timeout-ms", *timeout, "per solver query")->check(CLI::PositiveNumber);
-  cmd->callback([&ctx, format, output, timeout] {
-    const theorems::Catalogue catalogue = ctx.load();
+  auto target_files = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--targets", *target_files,
+                  "a target file: the bounds the InfoFlow engine derives for its targets' "
+                  "architectures join the catalogue (repeatable)");
+  cmd->callback([&ctx, format, output, timeout, target_files] {
+    theorems::Catalogue catalogue = ctx.load();
+    add_derived_bounds(catalogue, *target_files);
     theorems::CheckOptions options;
     options.solver_timeout_ms = *timeout;
     const theorems::CheckReport result = theorems::check(catalogue, options);
@@ -105,7 +144,8 @@ void add_check(CLI::App& app, Context& ctx) {
     } else {
       emit(report::findings_text(result), *output);
     }
-    if (result.count(theorems::Severity::kError) > 0) ctx.exit_code = static_cast<int>(ExitCode::kFindings);
+    if (result.count(theorems::Severity::kError) > 0)
+      ctx.exit_code = static_cast<int>(ExitCode::kFindings);
   });
 }
 

@@ -34,6 +34,8 @@ void add_compare(CLI::App& app, Context& ctx);
 void add_check(CLI::App& app, Context& ctx);
 void add_table(CLI::App& app, Context& ctx);
 void add_train(CLI::App& app, Context& ctx);
+void add_derive(CLI::App& app, Context& ctx);
+void add_plan(CLI::App& app, Context& ctx);
 
 }  // namespace infoflow::app
 

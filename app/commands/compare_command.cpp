@@ -3,15 +3,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "commands/commands.hpp"
 #include "infoflow/symbolic/compare.hpp"
+
+#include "commands/commands.hpp"
 
 namespace infoflow::app {
 
 void add_compare(CLI::App& app, Context&) {
-  CLI::App* cmd = app.add_subcommand(
-      "compare", "compare two rates as eps -> 0 and as T -> infinity, e.g. "
-                 "compare 'eps^(-T/(n+1))' 'eps^(-T/(n+2))'");
+  CLI::App* cmd = app.add_subcommand("compare",
+                                     "compare two rates as eps -> 0 and as T -> infinity, e.g. "
+                                     "compare 'eps^(-T/(n+1))' 'eps^(-T/(n+2))'");
   auto first = std::make_shared<std::string>();
   auto second = std::make_shared<std::string>();
   auto assumptions = std::make_shared<std::vector<std::string>>();
@@ -38,17 +39,22 @@ void add_compare(CLI::App& app, Context&) {
     const symbolic::RateComparison T = symbolic::compare_as_T_to_infinity(a, b, domain, oracle);
     if (*json) {
       const auto describe = [](const symbolic::RateComparison& c) {
-        nlohmann::json j = {{"growth", symbolic::to_text(c.growth)}, {"decided_by", c.decided_by},
-                            {"gap", symbolic::canonical(c.gap)}, {"note", c.note}};
+        nlohmann::json j = {{"growth", symbolic::to_text(c.growth)},
+                            {"decided_by", c.decided_by},
+                            {"gap", symbolic::canonical(c.gap)},
+                            {"note", c.note}};
         if (c.growth == symbolic::Growth::kDepends) j["faster_when"] = c.faster_when.text;
         if (c.gap_sign.positive_at) j["faster_at"] = c.gap_sign.positive_at->to_text();
         if (c.gap_sign.negative_at) j["slower_at"] = c.gap_sign.negative_at->to_text();
         if (c.gap_sign.zero_at) j["equal_at"] = c.gap_sign.zero_at->to_text();
         return j;
       };
-      emit(nlohmann::json{{"first", a.print()}, {"second", b.print()},
-                          {"eps_to_zero", describe(eps)}, {"T_to_infinity", describe(T)}}
-                   .dump(2) + "\n",
+      emit(nlohmann::json{{"first", a.print()},
+                          {"second", b.print()},
+                          {"eps_to_zero", describe(eps)},
+                          {"T_to_infinity", describe(T)}}
+                   .dump(2) +
+               "\n",
            "");
       return;
     }

@@ -19,8 +19,8 @@ const th::Catalogue& catalogue() {
 }
 
 th::Target target(const std::string& formula, tg::Bindings b = {},
-                  const std::string& family = "retrieval") {
-  return th::Target("t", tg::Formula::parse(formula), std::move(b), family);
+                  const std::string& family = "retrieval", bool is_family = false) {
+  return th::Target("t", tg::Formula::parse(formula), std::move(b), family, is_family);
 }
 
 th::Architecture arch(std::vector<long> heads, bool pe = false) {
@@ -152,12 +152,18 @@ BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);
-  const th::Target t = target("min(s != t) dot(x[s], x[t])", {}, "min_pairwise_inner_product");
-  const th::Entry one = engine.derived_entry(t, engine.plan(t, arch({1})));
+  const th::Target t =
+      target("min(s != t) dot(x[s], x[t])", {}, "min_pairwise_inner_product", true);
+  const th::Plan plan = engine.plan(t, arch({1}));
+  const th::Entry one = engine.derived_entry(t, plan);
   BOOST_TEST(one.id == "derived.t.L1.h1.E16");
   BOOST_TEST(th::to_text(one.provenance) == "derived");
+  BOOST_TEST(one.task == "min_pairwise_inner_product");  // the target is that family
   BOOST_TEST(one.rate.print() == "eps^(1 - T/4)");
-  c.add(one);
+  engine.add_derived(c, t, plan);
+  // A member of a family gets a family of its own inside it.
+  const th::Target member = target("min(s != t) dot(x[s], x[t])", {}, "retrieval");
+  BOOST_TEST(engine.derived_entry(member, plan).task == "target.t");
   const th::CheckReport r = th::check(c);
   bool involved = false;
   for (const th::Finding& f : r.findings) {

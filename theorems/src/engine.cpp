@@ -124,12 +124,13 @@ std::string to_text(Action a) {
 }
 
 Target::Target(std::string name_, targets::Formula formula_, targets::Bindings bindings_,
-               std::string family_)
+               std::string family_, bool is_family_)
     : name(std::move(name_)),
       formula(std::move(formula_)),
       analysis(targets::analyze(formula)),
       bindings(std::move(bindings_)),
-      family(std::move(family_)) {
+      family(std::move(family_)),
+      is_family(is_family_) {
   for (const std::string& n : formula.free_integers()) {
     if (n != "T" && bindings.count(n) == 0) {
       throw InputError("target " + name + ": the formula needs a value for " + n + " (e.g. --set " +
@@ -470,7 +471,7 @@ Entry Engine::derived_entry(const Target& target, const Plan& plan) const {
   e.provenance = Provenance::kDerived;
   e.kind = Kind::kUpper;
   e.quantity = "M";
-  e.task = target.family;
+  e.task = derived_family(target).id;
   const SourceLocation where{"derived:" + target.name, 1, 1};
   e.where = where;
   auto relate = [&](const std::string& text, const std::string& field) {
@@ -503,6 +504,22 @@ Entry Engine::derived_entry(const Target& target, const Plan& plan) const {
                   uniform ? "" : " (heads differ per layer; the setting records L, E, d, n only)");
   e.derived_from = plan.entries;
   return e;
+}
+
+TaskFamily Engine::derived_family(const Target& target) {
+  if (target.is_family) return TaskFamily{target.family, "", ""};
+  return TaskFamily{"target." + target.name, target.family,
+                    targets::to_text(target.formula.root())};
+}
+
+void Engine::add_derived(Catalogue& catalogue, const Target& target, const Plan& plan) const {
+  if (catalogue.find_task(target.family) == nullptr) {
+    throw InputError("target " + target.name + ": no task family '" + target.family +
+                     "' in the catalogue");
+  }
+  const TaskFamily family = derived_family(target);
+  if (catalogue.find_task(family.id) == nullptr) catalogue.add_task(family);
+  catalogue.add(derived_entry(target, plan));
 }
 
 }  // namespace infoflow::theorems

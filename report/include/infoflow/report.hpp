@@ -5,5 +5,6 @@
 /// Umbrella header of infoflow::report.
 
 #include "infoflow/report/catalogue_report.hpp"
+#include "infoflow/report/derivation_report.hpp"
 
 #endif  // INFOFLOW_REPORT_HPP_

@@ -7,5 +7,6 @@
 #include "infoflow/targets/analysis.hpp"
 #include "infoflow/targets/evaluator.hpp"
 #include "infoflow/targets/formula.hpp"
+#include "infoflow/targets/target_file.hpp"
 
 #endif  // INFOFLOW_TARGETS_HPP_

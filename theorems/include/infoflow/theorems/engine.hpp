@@ -101,11 +101,12 @@ struct Target {
   targets::Formula formula;
   targets::Analysis analysis;
   targets::Bindings bindings;        ///< values of D, k, ... (T stays symbolic)
-  std::string family = "retrieval";  ///< the catalogue task family of derived bounds
+  std::string family = "retrieval";  ///< the catalogue task family the target belongs to
+  bool is_family = false;            ///< the target is exactly that family
 
   /// Analyses the formula; checks that every named integer but T has a value.
-  Target(std::string name, targets::Formula formula, targets::Bindings bindings,
-         std::string family);
+  Target(std::string name, targets::Formula formula, targets::Bindings bindings, std::string family,
+         bool is_family = false);
 };
 
 struct Plan {
@@ -140,8 +141,14 @@ class Engine {
   [[nodiscard]] Search search(const Target& target, const Architecture& base, long max_layers = 3,
                               long max_heads = 8);
 
-  /// The plan's rate as a catalogue entry of provenance `derived`.
+  /// The plan's rate as a catalogue entry of provenance `derived`, for the target's own task
+  /// family (derived_family): a bound derived for one target says nothing of its siblings.
   [[nodiscard]] Entry derived_entry(const Target& target, const Plan& plan) const;
+  /// The family of a target's derived bounds: the catalogue family it is (is_family), or a new
+  /// "target.NAME" inside the one it belongs to.
+  [[nodiscard]] static TaskFamily derived_family(const Target& target);
+  /// Adds the target's family (once) and the plan's derived entry to `catalogue`.
+  void add_derived(Catalogue& catalogue, const Target& target, const Plan& plan) const;
 
  private:
   GiNaC::ex exponent_of(const std::string& entry, const GiNaC::exmap& values);

@@ -1,0 +1,129 @@
+// derive and plan: the InfoFlow engine on a target written as a formula or kept in a file.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "infoflow/report.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+#include "commands/commands.hpp"
+#include "commands/target_arguments.hpp"
+
+namespace infoflow::app {
+
+namespace {
+
+struct ArchitectureArguments {
+  std::vector<long> heads;  // empty: none given
+  long embedding = 16;
+  long head_dim = 0;
+
+  void add(CLI::App* cmd) {
+    cmd->add_option("--heads", heads, "heads per layer, comma-separated, e.g. 2,2")->delimiter(',');
+    cmd->add_option("--E", embedding, "embedding dimension")->capture_default_str();
+    cmd->add_option("--head-dim", head_dim, "per-head dimension n (0: E / h)")
+        ->capture_default_str();
+  }
+  [[nodiscard]] theorems::Architecture for_target(const targets::TargetSpec& t,
+                                                  std::vector<long> h) const {
+    theorems::Architecture a;
+    a.heads = std::move(h);
+    a.embedding = embedding;
+    a.token_dim = t.token_dim;
+    a.head_dim = head_dim;
+    a.positional = t.positional;
+    a.validate();
+    return a;
+  }
+};
+
+theorems::Target to_target(const targets::TargetSpec& t) {
+  return theorems::Target(t.name, t.formula, t.set, t.family, t.same_as_family);
+}
+
+}  // namespace
+
+void add_derive(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand(
+      "derive",
+      "a target's comparison structure, predicted rate, verdict and smallest efficient "
+      "architecture, e.g. derive 'min(s != t) dot(x[s], x[t])' --heads 1");
+  auto t = std::make_shared<TargetArguments>();
+  auto arch = std::make_shared<ArchitectureArguments>();
+  auto format = std::make_shared<std::string>("text");
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("target", t->source, "a formula, or a target file (TOML)")->required();
+  add_target_options(cmd, *t);
+  arch->add(cmd);
+  cmd->add_option("--format", *format, "text, latex or json")
+      ->check(CLI::IsMember({"text", "latex", "json"}));
+  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
+  cmd->callback([&ctx, t, arch, format, output] {
+    const std::vector<targets::TargetSpec> specs = t->resolve(false);
+    const theorems::Catalogue catalogue = ctx.load();
+    theorems::Engine engine(catalogue);
+    std::vector<theorems::Target> targets;
+    for (const targets::TargetSpec& s : specs) targets.push_back(to_target(s));
+    std::vector<report::Derivation> ds;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      report::Derivation d;
+      d.target = &targets[i];
+      // The search keeps the given E and n (n fixed, so any head count is allowed).
+      const theorems::Architecture base =
+          arch->for_target(specs[i], arch->heads.empty() ? std::vector<long>{1} : arch->heads);
+      if (!arch->heads.empty()) d.plan = engine.plan(targets[i], base);
+      d.search = engine.search(targets[i], base);
+      ds.push_back(std::move(d));
+    }
+    if (*format == "json") {
+      nlohmann::json j = nlohmann::json::array();
+      for (const report::Derivation& d : ds) j.push_back(report::to_json(d));
+      emit((ds.size() == 1 ? j[0] : j).dump(2) + "\n", *output);
+    } else if (*format == "latex") {
+      emit(report::derivations_latex(ds), *output);
+    } else {
+      std::string out;
+      for (const report::Derivation& d : ds) out += report::derivation_text(d);
+      emit(out, *output);
+    }
+  });
+}
+
+void add_plan(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "the engine's plan, layer by layer: which head does what, the information sets, the "
+      "costs, e.g. plan 'sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])' --set D=2 --heads "
+      "2,2");
+  auto t = std::make_shared<TargetArguments>();
+  auto arch = std::make_shared<ArchitectureArguments>();
+  auto json = std::make_shared<bool>(false);
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("target", t->source, "a formula, or a target file (TOML)")->required();
+  add_target_options(cmd, *t);
+  arch->add(cmd);
+  cmd->add_flag("--json", *json, "JSON output");
+  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
+  cmd->callback([&ctx, t, arch, json, output] {
+    const targets::TargetSpec spec = t->resolve(true).front();
+    const theorems::Catalogue catalogue = ctx.load();
+    theorems::Engine engine(catalogue);
+    const theorems::Target target = to_target(spec);
+    std::string note;
+    std::optional<theorems::Plan> chosen;
+    if (arch->heads.empty()) {  // the smallest efficient architecture, if there is one
+      theorems::Search s = engine.search(target, arch->for_target(spec, {1}));
+      chosen = s.smallest;
+      note = s.smallest ? "(no --heads: the smallest efficient architecture)\n"
+                        : "(no --heads and no efficient architecture: one layer, one head)\n";
+    }
+    const theorems::Plan p =
+        chosen
+            ? *chosen
+            : engine.plan(target, arch->for_target(spec, arch->heads.empty() ? std::vector<long>{1}
+                                                                             : arch->heads));
+    emit(*json ? report::to_json(p).dump(2) + "\n" : note + report::plan_text(target, p), *output);
+  });
+}
+
+}  // namespace infoflow::app

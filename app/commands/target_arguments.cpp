@@ -1,0 +1,61 @@
+#include "commands/target_arguments.hpp"
+
+#include <filesystem>
+
+#include "infoflow/core/error.hpp"
+
+namespace infoflow::app {
+
+void add_target_options(CLI::App* cmd, TargetArguments& a) {
+  cmd->add_option("--name", a.name, "which target of the file (default: every one)");
+  cmd->add_option("--set", a.sets,
+                  "a value of the formula's integers, e.g. --set D=3 (repeatable)");
+  cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)");
+  cmd->add_option("--pe", a.positional, "positional encoding: on or off (default: the target's)")
+      ->check(CLI::IsMember({"on", "off"}));
+}
+
+std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
+  std::vector<targets::TargetSpec> specs;
+  if (std::filesystem::is_regular_file(source)) {
+    specs = targets::load_targets(source);
+  } else {
+    if (source.find(".toml") != std::string::npos && source.find('(') == std::string::npos) {
+      throw InputError(SourceLocation{source, 0, 0}, "no such target file");
+    }
+    targets::TargetSpec t;
+    t.name = "formula";
+    t.formula = targets::Formula::parse(source, SourceLocation{"formula", 1, 1});
+    t.positional = t.formula.highest_position() > 0;
+    specs.push_back(std::move(t));
+  }
+  if (!name.empty()) {
+    std::erase_if(specs, [&](const targets::TargetSpec& t) { return t.name != name; });
+    if (specs.empty()) throw InputError("no target named '" + name + "' in " + source);
+  }
+  if (single && specs.size() > 1) {
+    throw InputError(source + " holds " + std::to_string(specs.size()) +
+                     " targets; pick one with --name");
+  }
+  for (targets::TargetSpec& t : specs) {
+    for (const std::string& s : sets) {
+      const std::size_t eq = s.find('=');
+      long value = 0;
+      std::size_t used = 0;
+      try {
+        value = eq == std::string::npos ? 0 : std::stol(s.substr(eq + 1), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (eq == std::string::npos || eq == 0 || used == 0 || eq + 1 + used != s.size()) {
+        throw InputError("--set needs NAME=INTEGER, e.g. D=3 (got '" + s + "')");
+      }
+      t.set[s.substr(0, eq)] = value;
+    }
+    if (token_dim > 0) t.token_dim = token_dim;
+    if (!positional.empty()) t.positional = positional == "on";
+  }
+  return specs;
+}
+
+}  // namespace infoflow::app

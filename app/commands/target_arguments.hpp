@@ -1,0 +1,31 @@
+#ifndef INFOFLOW_APP_TARGET_ARGUMENTS_HPP_
+#define INFOFLOW_APP_TARGET_ARGUMENTS_HPP_
+
+// Options shared by derive, plan and train for a target given as a formula or a file.
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "infoflow/targets/target_file.hpp"
+
+namespace infoflow::app {
+
+struct TargetArguments {
+  std::string source;             ///< a formula, or a target file
+  std::string name;               ///< which target of the file (default: all, or the only one)
+  std::vector<std::string> sets;  ///< NAME=VALUE
+  long token_dim = 0;             ///< 0: the target's
+  std::string positional;         ///< on/off; empty: the target's
+
+  /// The targets the arguments select, with --set and --d applied. Throws InputError.
+  [[nodiscard]] std::vector<targets::TargetSpec> resolve(bool single) const;
+};
+
+/// --name, --set, --d, --pe on `cmd` (the source is added by each command).
+void add_target_options(CLI::App* cmd, TargetArguments& args);
+
+}  // namespace infoflow::app
+
+#endif  // INFOFLOW_APP_TARGET_ARGUMENTS_HPP_

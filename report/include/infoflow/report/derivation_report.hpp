@@ -1,0 +1,37 @@
+#ifndef INFOFLOW_REPORT_DERIVATION_REPORT_HPP_
+#define INFOFLOW_REPORT_DERIVATION_REPORT_HPP_
+
+/// \file
+/// What `infoflow derive` and `infoflow plan` print: a target's comparison structure, the
+/// engine's plan, rate and verdict, and the smallest efficient architectures; as text, LaTeX
+/// (a line and a booktabs table for a paper) and JSON.
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "infoflow/theorems/engine.hpp"
+
+namespace infoflow::report {
+
+/// One target's derivation: its plan on one architecture (if asked) and the search.
+struct Derivation {
+  const theorems::Target* target = nullptr;
+  std::optional<theorems::Plan> plan;
+  theorems::Search search;
+};
+
+std::string derivation_text(const Derivation& d);
+/// A table row per target: target, beta', beta_1, comparison number, plan rate and verdict,
+/// smallest architecture. `derivations_latex` wraps the rows in a booktabs table.
+std::string derivations_latex(const std::vector<Derivation>& ds);
+nlohmann::json to_json(const Derivation& d);
+
+/// The plan layer by layer: steps, information sets, decodings, the dominant cost.
+std::string plan_text(const theorems::Target& target, const theorems::Plan& plan);
+nlohmann::json to_json(const theorems::Plan& plan);
+
+}  // namespace infoflow::report
+
+#endif  // INFOFLOW_REPORT_DERIVATION_REPORT_HPP_

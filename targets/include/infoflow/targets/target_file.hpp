@@ -1,0 +1,57 @@
+#ifndef INFOFLOW_TARGETS_TARGET_FILE_HPP_
+#define INFOFLOW_TARGETS_TARGET_FILE_HPP_
+
+/// \file
+/// Targets kept in data files (TOML), one [[target]] table each:
+///
+///   [[target]]
+///   name = "intrinsic_dim"                                 # required, [A-Za-z0-9_]+
+///   formula = "sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])"   # required
+///   family = "retrieval"      # the catalogue family it belongs to (default): its derived
+///                             # bounds are stated for a new family target.NAME inside it
+///   same_as = "kth_retrieval" # instead: the target IS that catalogue family
+///   d = 4                     # token dimension (default 4)
+///   set = { D = 2, T = 8 }    # values of the formula's named integers; T: for training
+///   inputs = { variance = 1.0, min_norm = 0.2, max_norm = 4.0 }   # default N(0, I_d)
+///   E = 16                    # embedding of the architectures below (default 16)
+///   pe = false                # positional encoding (default: on if the formula reads x[p])
+///   architectures = ["2,2", "1,2"]   # heads per layer: bounds derived for `check --targets`
+///   notes = "..."
+///
+/// Errors name the file, line and column (a formula's, at its character).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "infoflow/targets/formula.hpp"
+
+namespace infoflow::targets {
+
+struct TargetSpec {
+  std::string name;
+  Formula formula;
+  std::string family = "retrieval";
+  bool same_as_family = false;  ///< `same_as`: the target is exactly that family
+  long token_dim = 4;
+  Bindings set;
+  double variance = 1.0;
+  double min_norm = 0.0;
+  double max_norm = 0.0;  ///< 0: no clamp
+  long embedding = 16;
+  bool positional = false;
+  std::vector<std::vector<long>> architectures;
+  std::string notes;
+  SourceLocation where;
+};
+
+/// Loads every [[target]] of a file; throws InputError (file:line:column) on any problem:
+/// malformed TOML, unknown or missing keys, a bad formula, a duplicate name.
+std::vector<TargetSpec> load_targets(const std::filesystem::path& file);
+
+/// "2,2" -> {2, 2}; throws InputError naming `where` on anything but positive integers.
+std::vector<long> parse_heads(const std::string& text, const SourceLocation& where = {});
+
+}  // namespace infoflow::targets
+
+#endif  // INFOFLOW_TARGETS_TARGET_FILE_HPP_

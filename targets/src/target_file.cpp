@@ -1,0 +1,215 @@
+#include "infoflow/targets/target_file.hpp"
+
+#include <set>
+
+#include <toml++/toml.h>
+
+namespace infoflow::targets {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+SourceLocation location(const fs::path& file, const toml::source_region& region) {
+  return SourceLocation{file.string(), region.begin.line, region.begin.column};
+}
+
+class Reader {
+ public:
+  Reader(const toml::table& table, fs::path file) : table_(table), file_(std::move(file)) {}
+
+  [[nodiscard]] SourceLocation where() const { return location(file_, table_.source()); }
+  [[nodiscard]] SourceLocation where(const toml::node& n) const {
+    return location(file_, n.source());
+  }
+
+  const toml::node* get(const std::string& key) {
+    known_.insert(key);
+    return table_.get(key);
+  }
+
+  /// A string and the location of its first character.
+  std::optional<std::pair<std::string, SourceLocation>> string(const std::string& key,
+                                                               bool required) {
+    const toml::node* n = get(key);
+    if (n == nullptr) {
+      if (required) throw InputError(where(), "target: missing key '" + key + "'");
+      return std::nullopt;
+    }
+    const auto* s = n->as_string();
+    if (s == nullptr) throw InputError(where(*n), "target: '" + key + "' must be a string");
+    SourceLocation at = where(*n);
+    ++at.column;  // after the opening quote
+    return std::make_pair(s->get(), at);
+  }
+
+  std::optional<long> integer(const std::string& key, long minimum) {
+    const toml::node* n = get(key);
+    if (n == nullptr) return std::nullopt;
+    const auto* i = n->as_integer();
+    if (i == nullptr || i->get() < minimum) {
+      throw InputError(where(*n),
+                       "target: '" + key + "' must be an integer >= " + std::to_string(minimum));
+    }
+    return static_cast<long>(i->get());
+  }
+
+  void reject_unknown() const {
+    for (const auto& [key, node] : table_) {
+      if (known_.count(std::string(key.str())) == 0) {
+        throw InputError(where(node),
+                         "target: unknown key '" + std::string(key.str()) +
+                             "' (known: name, formula, family, same_as, d, set, inputs, E, pe, "
+                             "architectures, notes)");
+      }
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  fs::path file_;
+  std::set<std::string> known_;
+};
+
+double number(const toml::node& n, const Reader& r, const std::string& key) {
+  if (const auto* f = n.as_floating_point()) return f->get();
+  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+  throw InputError(r.where(n), "target: inputs." + key + " must be a number");
+}
+
+}  // namespace
+
+std::vector<long> parse_heads(const std::string& text, const SourceLocation& where) {
+  std::vector<long> heads;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::size_t used = 0;
+    long value = 0;
+    try {
+      value = std::stol(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || value < 1) {
+      throw InputError(
+          where,
+          "heads must be positive integers separated by commas, e.g. 2,2 (got '" + text + "')");
+    }
+    heads.push_back(value);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return heads;
+}
+
+std::vector<TargetSpec> load_targets(const fs::path& file) {
+  if (!fs::is_regular_file(file))
+    throw InputError(SourceLocation{file.string(), 0, 0}, "no such target file");
+  toml::table root;
+  try {
+    root = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    throw InputError(location(file, e.source()), std::string(e.description()));
+  }
+  std::vector<TargetSpec> out;
+  for (const auto& [key, node] : root) {
+    if (key.str() != "target") {
+      throw InputError(location(file, node.source()),
+                       "unknown table '" + std::string(key.str()) + "' (expected [[target]])");
+    }
+  }
+  const toml::array* targets = root["target"].as_array();
+  if (targets == nullptr)
+    throw InputError(SourceLocation{file.string(), 1, 1}, "no [[target]] table");
+  std::set<std::string> names;
+  for (const toml::node& item : *targets) {
+    const toml::table* table = item.as_table();
+    if (table == nullptr)
+      throw InputError(location(file, item.source()), "[[target]] must be a table");
+    Reader r(*table, file);
+    TargetSpec t;
+    t.where = r.where();
+    const auto name = r.string("name", true);
+    t.name = name->first;
+    if (t.name.empty() || t.name.find_first_not_of(
+                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                              std::string::npos) {
+      throw InputError(name->second,
+                       "target name '" + t.name + "' may use letters, digits and '_' only");
+    }
+    if (!names.insert(t.name).second)
+      throw InputError(name->second, "duplicate target name '" + t.name + "'");
+    const auto formula = r.string("formula", true);
+    t.formula = Formula::parse(formula->first, formula->second);
+    if (const auto family = r.string("family", false)) t.family = family->first;
+    if (const auto same = r.string("same_as", false)) {
+      if (r.get("family") != nullptr)
+        throw InputError(same->second, "target: give 'family' or 'same_as', not both");
+      t.family = same->first;
+      t.same_as_family = true;
+    }
+    t.token_dim = r.integer("d", 1).value_or(4);
+    t.embedding = r.integer("E", 1).value_or(16);
+    t.positional = t.formula.highest_position() > 0;
+    if (const toml::node* pe = r.get("pe")) {
+      const auto* b = pe->as_boolean();
+      if (b == nullptr) throw InputError(r.where(*pe), "target: 'pe' must be true or false");
+      t.positional = b->get();
+    }
+    if (const toml::node* set = r.get("set")) {
+      const toml::table* s = set->as_table();
+      if (s == nullptr)
+        throw InputError(r.where(*set), "target: 'set' must be a table, e.g. { D = 2 }");
+      for (const auto& [k, v] : *s) {
+        const auto* i = v.as_integer();
+        if (i == nullptr)
+          throw InputError(r.where(v),
+                           "target: set." + std::string(k.str()) + " must be an integer");
+        t.set[std::string(k.str())] = static_cast<long>(i->get());
+      }
+    }
+    if (const toml::node* inputs = r.get("inputs")) {
+      const toml::table* s = inputs->as_table();
+      if (s == nullptr) throw InputError(r.where(*inputs), "target: 'inputs' must be a table");
+      for (const auto& [k, v] : *s) {
+        const std::string key(k.str());
+        if (key == "variance")
+          t.variance = number(v, r, key);
+        else if (key == "min_norm")
+          t.min_norm = number(v, r, key);
+        else if (key == "max_norm")
+          t.max_norm = number(v, r, key);
+        else
+          throw InputError(r.where(v), "target: unknown key inputs." + key +
+                                           " (known: variance, min_norm, max_norm)");
+      }
+      if (!(t.variance > 0) || t.min_norm < 0 || (t.max_norm > 0 && t.max_norm < t.min_norm)) {
+        throw InputError(r.where(*inputs),
+                         "target: inputs need variance > 0 and 0 <= min_norm <= max_norm");
+      }
+    }
+    if (const toml::node* archs = r.get("architectures")) {
+      const toml::array* a = archs->as_array();
+      if (a == nullptr)
+        throw InputError(r.where(*archs), "target: 'architectures' must be an array of strings");
+      for (const toml::node& h : *a) {
+        const auto* s = h.as_string();
+        if (s == nullptr)
+          throw InputError(r.where(h),
+                           "target: an architecture is a string of heads, e.g. \"2,2\"");
+        SourceLocation at = r.where(h);
+        ++at.column;
+        t.architectures.push_back(parse_heads(s->get(), at));
+      }
+    }
+    if (const auto notes = r.string("notes", false)) t.notes = notes->first;
+    r.reject_unknown();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace infoflow::targets
