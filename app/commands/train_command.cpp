@@ -1,7 +1,8 @@
-// train: one training run of the numeric core on a built-in task.
+// train: one training run of the numeric core on a built-in task, a formula or a target file.
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "infoflow/numeric.hpp"
 
 #include "commands/commands.hpp"
+#include "commands/target_arguments.hpp"
 #include <unistd.h>
 
 namespace infoflow::app {
@@ -17,7 +19,11 @@ namespace infoflow::app {
 namespace {
 
 struct TrainArguments {
-  numeric::TaskOptions task;
+  numeric::TaskOptions task{.name = ""};
+  std::string target_file;
+  std::string formula;
+  std::string target_name;
+  std::vector<std::string> sets;
   numeric::ModelConfig model;
   numeric::TrainOptions training;
   std::vector<numeric::Index> heads{2, 2};
@@ -28,6 +34,24 @@ struct TrainArguments {
   bool json = false;
   std::string output;
 };
+
+/// A training task from a formula or a target file: T from --T, else the file's `set`, else 8.
+std::unique_ptr<numeric::Task> formula_task(const TrainArguments& a, bool tokens_given) {
+  TargetArguments t;
+  t.source = a.formula.empty() ? a.target_file : a.formula;
+  t.name = a.target_name;
+  t.sets = a.sets;
+  t.token_dim = a.task.token_dim;
+  if (!a.target_file.empty() && !std::filesystem::is_regular_file(a.target_file)) {
+    throw InputError(SourceLocation{a.target_file, 0, 0}, "no such target file");
+  }
+  targets::TargetSpec spec = t.resolve(true).front();
+  if (tokens_given || spec.set.count("T") == 0) spec.set["T"] = a.task.tokens;
+  targets::Evaluator evaluator(spec.formula, spec.set, spec.token_dim, a.task.seed);
+  return numeric::make_formula_task(
+      spec.name, std::move(evaluator),
+      numeric::InputDistribution{spec.variance, spec.min_norm, spec.max_norm});
+}
 
 /// A progress line, redrawn in place, only when standard error is a terminal outside CI.
 bool progress_wanted() {
@@ -45,7 +69,7 @@ nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
                      {"validation_nmse", p.validation_nmse}});
   }
   return {{"task",
-           {{"name", a.task.name},
+           {{"name", r.task_name},
             {"formula", r.task_description},
             {"T", m.tokens},
             {"d", m.token_dim},
@@ -115,7 +139,7 @@ std::string summary(const TrainArguments& a, const numeric::ModelConfig& m,
   return fmt::format(
       "train {} T={} d={} L={} heads={} E={}: {}; {} parameters (M = {}); {} steps in {:.1f} s "
       "({:.2f} ms/step, {} threads, {}); seed {}\n",
-      a.task.name, m.tokens, m.token_dim, m.layers(), m.heads_string(), m.embedding, status,
+      r.task_name, m.tokens, m.token_dim, m.layers(), m.heads_string(), m.embedding, status,
       r.parameters.total, r.parameters.theory(), r.steps_done, r.seconds_total,
       1e3 * r.seconds_per_step(), r.threads_used, numeric::to_string(a.training.precision),
       a.training.seed);
@@ -130,7 +154,13 @@ void add_train(CLI::App& app, Context& ctx) {
       "train --task intrinsic_dim --D 2 --T 8 --heads 2,2 --E 16 --steps 3000");
   auto a = std::make_shared<TrainArguments>();
   const std::string tasks = fmt::format("{}", fmt::join(numeric::task_names(), ", "));
-  cmd->add_option("--task", a->task.name, "the target: " + tasks)->required();
+  cmd->add_option("--task", a->task.name, "a built-in target: " + tasks);
+  cmd->add_option("--target", a->target_file,
+                  "or a target file (TOML); --name picks one of its targets");
+  cmd->add_option("--formula", a->formula, "or a formula, e.g. 'min(s != t) dot(x[s], x[t])'");
+  cmd->add_option("--name", a->target_name, "which target of the --target file");
+  cmd->add_option("--set", a->sets,
+                  "a value of the formula's integers, e.g. --set D=3 (repeatable)");
   cmd->add_option("--T", a->task.tokens, "number of input tokens")->capture_default_str();
   cmd->add_option("--d", a->task.token_dim, "token dimension (default: the task's)");
   cmd->add_option("--D", a->task.comparisons, "intrinsic_dim, d_retrieval: number of comparisons")
@@ -185,10 +215,15 @@ void add_train(CLI::App& app, Context& ctx) {
   cmd->add_option("--precision", a->precision, "float32 or float64")->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON: configuration, parameter count, timings, NMSE, curve");
   cmd->add_option("-o,--output", a->output, "write here (atomically) instead of standard output");
-  cmd->callback([a, &ctx] {
+  cmd->callback([a, cmd, &ctx] {
     // Everything is validated before any work starts.
     a->task.norm = a->norm == "plain" ? numeric::NormKind::kPlain : numeric::NormKind::kSquared;
-    const std::unique_ptr<numeric::Task> task = numeric::make_task(a->task);
+    const int sources = (a->task.name.empty() ? 0 : 1) + (a->target_file.empty() ? 0 : 1) +
+                        (a->formula.empty() ? 0 : 1);
+    if (sources != 1) throw InputError("give exactly one of --task, --target and --formula");
+    const std::unique_ptr<numeric::Task> task = a->task.name.empty()
+                                                    ? formula_task(*a, cmd->count("--T") > 0)
+                                                    : numeric::make_task(a->task);
     numeric::ModelConfig model = a->model;
     model.tokens = task->tokens();
     model.token_dim = task->token_dim();

@@ -65,6 +65,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
                 const ProgressCallback& progress) {
   const Clock::time_point start = Clock::now();
   TrainResult result;
+  result.task_name = task.name();
   result.task_description = task.description();
   Transformer<Scalar> model(config);
   model.initialize(derive_seed(o.seed, {kInit}));

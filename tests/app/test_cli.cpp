@@ -1,6 +1,4 @@
 // The `infoflow` command as a user runs it: exit codes, messages, files written or not.
-#include <boost/test/unit_test.hpp>
-
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -10,10 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "common/temp_catalogue.hpp"
+#include <sys/wait.h>
 
 using infoflow::testing::TempCatalogue;
 
@@ -31,7 +30,8 @@ Run run(const std::string& args) {
   BOOST_TEST_REQUIRE(pipe != nullptr);
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    r.out.append(buffer.data(), n);
   const int status = ::pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
@@ -55,8 +55,9 @@ BOOST_AUTO_TEST_CASE(check_exits_one_on_errors_and_reports_them) {
 
 BOOST_AUTO_TEST_CASE(check_exits_zero_once_fixed) {
   TempCatalogue t;
-  BOOST_TEST_REQUIRE(t.replace("infoflow.toml", "depth = \"L == 1\"\nrate = \"eps^(-(c*T - c0))\"",
-                               "depth = \"L == 1\"\nhypotheses = [\"n < T*d\"]\nrate = \"eps^(-(c*T - c0))\""));
+  BOOST_TEST_REQUIRE(
+      t.replace("infoflow.toml", "depth = \"L == 1\"\nrate = \"eps^(-(c*T - c0))\"",
+                "depth = \"L == 1\"\nhypotheses = [\"n < T*d\"]\nrate = \"eps^(-(c*T - c0))\""));
   BOOST_TEST(run("--catalogue " + t.dir().string() + " check").code == 0);
 }
 
@@ -92,10 +93,12 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_two) {
 }
 
 BOOST_AUTO_TEST_CASE(compare_gives_condition_and_witnesses) {
-  const Run r = run("compare 'eps^(-(T/4 - s - D + 1)/((n+1)*s + 1) + 1)' 'eps^(-gamma)' --assume 's < D'");
+  const Run r =
+      run("compare 'eps^(-(T/4 - s - D + 1)/((n+1)*s + 1) + 1)' 'eps^(-gamma)' --assume 's < D'");
   BOOST_TEST(r.code == 0);
   BOOST_TEST(contains(r.out, "as eps -> 0:      first grows depends"));
-  BOOST_TEST(contains(r.out, "faster where T > 4*n*s*gamma + 4*n*s + 4*s*gamma + 8*s + 4*D + 4*gamma"));
+  BOOST_TEST(
+      contains(r.out, "faster where T > 4*n*s*gamma + 4*n*s + 4*s*gamma + 8*s + 4*D + 4*gamma"));
   BOOST_TEST(contains(r.out, "faster at: T="));
   BOOST_TEST(contains(r.out, "slower at: T="));
   const Run t = run("compare 'eps^(-T/(n+1))' 'eps^(-T/(n+2))'");
@@ -130,11 +133,13 @@ BOOST_AUTO_TEST_CASE(latex_tables_compile) {
 }
 
 BOOST_AUTO_TEST_CASE(train_prints_a_summary_and_json) {
-  const std::string args = "train --task intrinsic_dim --D 2 --T 6 --heads 2,2 --E 8 --steps 40 "
-                           "--batch 16 --val-size 64 --seed 3";
+  const std::string args =
+      "train --task intrinsic_dim --D 2 --T 6 --heads 2,2 --E 8 --steps 40 "
+      "--batch 16 --val-size 64 --seed 3";
   const Run text = run(args);
   BOOST_TEST(text.code == 0);
-  BOOST_TEST(contains(text.out, "train intrinsic_dim T=6 d=4 L=2 heads=(2,2) E=8: best validation NMSE"));
+  BOOST_TEST(
+      contains(text.out, "train intrinsic_dim T=6 d=4 L=2 heads=(2,2) E=8: best validation NMSE"));
   BOOST_TEST(contains(text.out, "seed 3"));
   BOOST_TEST(!contains(text.out, "\r"));  // no progress line when not on a terminal
   const Run j = run(args + " --json");
@@ -176,10 +181,98 @@ BOOST_AUTO_TEST_CASE(train_rejects_bad_input_with_exit_two) {
 }
 
 BOOST_AUTO_TEST_CASE(train_reports_divergence_with_exit_one) {
-  const Run r = run("train --task min_inner --T 4 --heads 1,1 --E 4 --steps 500 --batch 8 "
-                    "--val-size 16 --lr 1e30 --clip 0");
+  const Run r =
+      run("train --task min_inner --T 4 --heads 1,1 --E 4 --steps 500 --batch 8 "
+          "--val-size 16 --lr 1e30 --clip 0");
   BOOST_TEST(r.code == 1);
   BOOST_TEST(contains(r.out, "DIVERGED at step"));
+}
+
+BOOST_AUTO_TEST_CASE(derive_gives_rate_verdict_and_smallest_architecture) {
+  const Run r = run("derive 'min(s != t) dot(x[s], x[t])' --heads 1");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(
+      contains(r.out, "comparison order beta' = 2, dimension beta_1 = 1, comparison number = T^2"));
+  BOOST_TEST(contains(r.out, "M = O(eps^(1 - T/4)): exponential in T"));
+  BOOST_TEST(
+      contains(r.out, "smallest efficient architecture (of 584 with L <= 3, h <= 8): L=2 h=(1,1)"));
+  const nlohmann::json j =
+      nlohmann::json::parse(run("derive 'sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])' --set "
+                                "D=3 --heads 3,3 --E 12 --format json")
+                                .out);
+  BOOST_TEST(j["plan"]["verdict"].get<std::string>() == "efficient");
+  BOOST_TEST(j["comparison_number"].get<std::string>() == "D*T^2");
+  BOOST_TEST(j["fewest_heads_per_depth"][0]["heads"] == nlohmann::json::array({3, 3}));
+  const Run latex = run("derive " + std::string(INFOFLOW_TARGETS_FILE) + " --format latex");
+  BOOST_TEST(latex.code == 0);
+  BOOST_TEST(contains(latex.out, "\\toprule"));
+  BOOST_TEST(contains(latex.out, "triangle & 3 & $1$ & $T^3$"));
+}
+
+BOOST_AUTO_TEST_CASE(plan_prints_information_sets_layer_by_layer) {
+  const Run r =
+      run("plan " + std::string(INFOFLOW_TARGETS_FILE) + " --name intrinsic_dim --heads 2,2");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(contains(r.out, "layer 1: I(t) = {t, s1*(t), s2*(t)} (size 3)"));
+  BOOST_TEST(contains(r.out, "I(T+1) = I(t1*,1) ∪ I(t2*,1) (size 6)"));
+  BOOST_TEST(contains(r.out, "catalogue entries: infoflow.thm1.two_layer, infoflow.thm3.decoding"));
+}
+
+BOOST_AUTO_TEST_CASE(derived_bounds_appear_in_check) {
+  const Run r = run("check --targets " + std::string(INFOFLOW_TARGETS_FILE));
+  BOOST_TEST(r.code == 1);
+  BOOST_TEST(contains(r.out, "exceeds upper bound derived.min_inner.L1.h1.E16 O(eps^(1 - T/4))"));
+  BOOST_TEST(contains(r.out, "18 entries"));
+}
+
+BOOST_AUTO_TEST_CASE(a_target_file_trains_like_the_builtin_task) {
+  const std::string common = " --T 5 --heads 1,1 --E 8 --steps 30 --batch 8 --val-size 32 --json";
+  const nlohmann::json file = nlohmann::json::parse(
+      run("train --target " + std::string(INFOFLOW_TARGETS_FILE) + " --name min_inner" + common)
+          .out);
+  const nlohmann::json builtin = nlohmann::json::parse(run("train --task min_inner" + common).out);
+  BOOST_TEST(file["result"]["best_validation_nmse"].get<double>() ==
+             builtin["result"]["best_validation_nmse"].get<double>());
+  BOOST_TEST(file["task"]["name"].get<std::string>() == "min_inner");
+}
+
+BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"derive 'max(s, t) dot(x[s], x[t]'", "formula:1:25: error: expected ')'"},
+      {"derive 'max(s) dot(x[s], x[u])'",
+       "formula:1:18: error: index 'u' is not bound by any reduction"},
+      {"derive 'max(t) dott(x[t], a)'", "unknown function 'dott'"},
+      {"derive 'max(t) dot(x[t])'", "dot() takes 2 arguments, not 1"},
+      {"derive 'max(s, t) dot(x[s], x[s])'", "index 't' is bound but not used"},
+      {"derive 'min(s != t) dot(x[s], x[t])' --heads 0,1", "layer 1 has 0 heads"},
+      {"derive 'min(s != t) dot(x[s], x[t])' --heads 3 --E 16", "3 heads do not divide E = 16"},
+      {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])'", "the formula needs a value for D"},
+      {"derive missing.toml", "missing.toml: error: no such target file"},
+      {"train --formula 'max(t) dot(x[t]' --steps 5", "formula:1:16: error: expected ')'"},
+      {"train --task min_inner --formula 'max(t) dot(a, x[t])'",
+       "give exactly one of --task, --target and --formula"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Run r = run(args);
+    BOOST_TEST_INFO(args << " -> " << r.out);
+    BOOST_TEST(r.code == 2);
+    BOOST_TEST(contains(r.out, message));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_target_files_name_file_line_and_column) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "infoflow_bad_targets";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / "t.toml";
+  std::ofstream(file) << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a) +\"\n";
+  Run r = run("derive " + file.string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, file.string() + ":3:33: error: expected an operand"));
+  std::ofstream(file)
+      << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a)\"\ncolour = 1\n";
+  r = run("derive " + file.string());
+  BOOST_TEST(contains(r.out, file.string() + ":4:10: error: target: unknown key 'colour'"));
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

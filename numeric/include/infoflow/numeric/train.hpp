@@ -69,6 +69,7 @@ struct TrainResult {
   double seconds_total = 0;
   double seconds_training = 0;  ///< steps only, evaluations excluded
   Index threads_used = 1;
+  std::string task_name;
   std::string task_description;
 
   [[nodiscard]] double seconds_per_step() const {
