@@ -33,6 +33,7 @@ test: build
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/train_step.sh $(BUILD)
+	@$(BUILD)/bench/bench_derive targets/targets.toml theorems/catalogue
 
 clean:
 	rm -rf $(BUILD) $(OUT)
