@@ -5,6 +5,8 @@
 /// Umbrella header of the numeric core: the Eigen Transformer, its training and the tasks.
 
 #include "infoflow/numeric/config.hpp"
+#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/numeric/fit.hpp"
 #include "infoflow/numeric/optimizer.hpp"
 #include "infoflow/numeric/random.hpp"
 #include "infoflow/numeric/tasks.hpp"

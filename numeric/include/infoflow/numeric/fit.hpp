@@ -1,0 +1,73 @@
+#ifndef INFOFLOW_NUMERIC_FIT_HPP_
+#define INFOFLOW_NUMERIC_FIT_HPP_
+
+/// \file
+/// Fits of measured errors, with intervals (numeric-anchors.md section 8).
+///
+/// Data: at each x (a T, a parameter count, ...) one measurement per seed. Each x is reduced to
+/// the median over its seeds; intervals come from a cluster bootstrap that resamples the seeds
+/// within each x (2,000 resamples, 95 % percentile interval), so the spread across seeds, not
+/// the number of points, sets the width. Everything is on log10 scales.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace infoflow::numeric {
+
+struct Interval {
+  double low = 0;
+  double high = 0;
+  [[nodiscard]] bool contains(double x) const { return low <= x && x <= high; }
+};
+
+struct PowerLawFit {
+  double slope = 0;  ///< log10 y = intercept + slope * log10 x (least squares on medians)
+  double intercept = 0;
+  Interval slope_ci;        ///< bootstrap over seeds
+  double slope_se = 0;      ///< the least-squares standard error (ignores the seed structure)
+  double robust_slope = 0;  ///< Theil-Sen: the median of the pairwise slopes
+  std::size_t points = 0;
+  std::size_t seeds = 0;  ///< the most seeds at one x
+  double x_min = 0;
+  double x_max = 0;
+};
+
+/// ys[i]: the measurements at xs[i] (positive, finite; others are dropped). Needs at least two
+/// distinct xs with a measurement; throws std::invalid_argument otherwise.
+PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::vector<double>>& ys,
+                          std::uint64_t seed = 1, int resamples = 2000);
+
+enum class Growth { kFlat, kGrowing, kFalling, kInconclusive };
+std::string to_text(Growth g);
+
+struct GrowthTest {
+  Growth growth = Growth::kInconclusive;
+  PowerLawFit fit;
+  std::string
+      evidence;  ///< "slope 1.8 [1.2, 2.4] of log NMSE against log T over T = 8..64, 3 seeds"
+};
+
+/// Growing if the slope's interval lies above `tolerance`, falling if below -tolerance, flat if
+/// inside [-tolerance, tolerance], inconclusive if it straddles a boundary.
+GrowthTest classify_growth(const std::vector<double>& xs,
+                           const std::vector<std::vector<double>>& ys, const std::string& x_name,
+                           double tolerance = 0.25, std::uint64_t seed = 1);
+
+/// How many decades separate two sets of configurations: the lowest median of `high` minus the
+/// highest median of `low` (log10), with its bootstrap interval. Positive: every `high`
+/// configuration is worse than every `low` one.
+struct Gap {
+  double decades = 0;
+  Interval ci;
+};
+Gap log_gap(const std::vector<std::vector<double>>& low,
+            const std::vector<std::vector<double>>& high, std::uint64_t seed = 1,
+            int resamples = 2000);
+
+/// The median of positive finite values (NaN if none).
+double median_of(std::vector<double> values);
+
+}  // namespace infoflow::numeric
+
+#endif  // INFOFLOW_NUMERIC_FIT_HPP_

@@ -1,0 +1,577 @@
+#include "infoflow/numeric/experiment.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "infoflow/core/atomic_file.hpp"
+#include "infoflow/core/error.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace infoflow::numeric {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+SourceLocation location(const fs::path& file, const toml::source_region& r) {
+  return SourceLocation{file.string(), r.begin.line, r.begin.column};
+}
+
+const std::set<std::string> kClaims{"heads_phase", "growth_in_T", "exponent"};
+const std::set<std::string> kExperimentKeys{"name", "title",  "claim", "task", "formula",
+                                            "d",    "inputs", "group", "arm"};
+// Profile keys: integers, numbers and strings; each may be a list (swept).
+const std::set<std::string> kIntegerKeys{"T",        "D",          "k",
+                                         "T0",       "d",          "E",
+                                         "head_dim", "ffn_width",  "readout_width",
+                                         "seeds",    "steps",      "batch",
+                                         "warmup",   "eval_every", "val_size",
+                                         "task_seed"};
+const std::set<std::string> kNumberKeys{"lr", "weight_decay", "min_lr_ratio", "clip", "scale"};
+const std::set<std::string> kStringKeys{"heads", "pe", "activation", "precision", "norm"};
+const std::set<std::string> kBoolKeys{"pre_ln"};
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string value_text(const toml::node& n) {
+  if (const auto* i = n.as_integer()) return std::to_string(i->get());
+  if (const auto* f = n.as_floating_point()) return fmt::format("{:g}", f->get());
+  if (const auto* s = n.as_string()) return s->get();
+  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  return "?";
+}
+
+/// A heads pattern ("D,D", "D-1,D", "2,2") with the run's integers substituted.
+std::vector<Index> resolve_heads(const std::string& pattern,
+                                 const std::map<std::string, long>& values,
+                                 const SourceLocation& where) {
+  std::vector<Index> heads;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = pattern.find(',', start);
+    std::string part =
+        pattern.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
+    long value = 0;
+    const std::size_t op = part.find_first_of("+-", 1);
+    const std::string base = part.substr(0, op);
+    if (!base.empty() && std::all_of(base.begin(), base.end(), ::isdigit)) {
+      value = std::stol(base);
+    } else if (values.count(base) != 0) {
+      value = values.at(base);
+    } else {
+      throw InputError(where, "heads '" + pattern + "': '" + base +
+                                  "' is neither a number nor a swept integer (D, k, T0, T)");
+    }
+    if (op != std::string::npos) {
+      const std::string offset = part.substr(op + 1);
+      if (offset.empty() || !std::all_of(offset.begin(), offset.end(), ::isdigit)) {
+        throw InputError(where, "heads '" + pattern + "': expected NAME+N or NAME-N");
+      }
+      value += (part[op] == '+' ? 1 : -1) * std::stol(offset);
+    }
+    heads.push_back(value);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return heads;
+}
+
+json config_json(const RunConfig& r) {
+  const ModelConfig& m = r.model;
+  const TrainOptions& t = r.training;
+  json task = {{"name", r.task.name},
+               {"T", r.task.tokens},
+               {"d", r.task.token_dim},
+               {"D", r.task.comparisons},
+               {"k", r.task.rank},
+               {"T0", r.task.positions},
+               {"norm", r.task.norm == NormKind::kSquared ? "squared" : "plain"},
+               {"task_seed", r.task.seed}};
+  if (!r.formula.empty()) {
+    task = {{"formula", r.formula},
+            {"bindings", r.bindings},
+            {"d", r.task.token_dim},
+            {"task_seed", r.task.seed},
+            {"inputs", {r.inputs.variance, r.inputs.min_norm, r.inputs.max_norm}}};
+  }
+  return {{"task", task},
+          {"model",
+           {{"heads", m.heads},
+            {"E", m.embedding},
+            {"head_dim", m.head_dim},
+            {"ffn_width", m.ffn_width},
+            {"readout_width", m.readout_width},
+            {"activation", to_string(m.activation)},
+            {"pe", to_string(m.positional)},
+            {"pre_ln", m.pre_layer_norm},
+            {"scale", m.attention_scale}}},
+          {"training",
+           {{"steps", t.steps},
+            {"batch", t.batch},
+            {"lr", t.adam.learning_rate},
+            {"weight_decay", t.adam.weight_decay},
+            {"warmup", t.warmup},
+            {"min_lr_ratio", t.min_lr_ratio},
+            {"clip", t.clip},
+            {"eval_every", t.eval_every},
+            {"val_size", t.validation_size},
+            {"seed", t.seed},
+            {"chunks", t.chunks},
+            {"precision", to_string(t.precision)}}}};
+}
+
+double number_or_inf(const json& j) {
+  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::infinity();
+}
+
+json finite_or_null(double x) {
+  return std::isfinite(x) ? json(x) : json(nullptr);
+}
+
+}  // namespace
+
+struct ExperimentSpec::Document {
+  toml::table table;
+};
+
+std::unique_ptr<Task> RunConfig::make() const {
+  if (formula.empty()) return make_task(task);
+  return make_formula_task(
+      experiment,
+      targets::Evaluator(targets::Formula::parse(formula), bindings, task.token_dim, task.seed),
+      inputs);
+}
+
+ExperimentSpec ExperimentSpec::load(const fs::path& file) {
+  if (!fs::is_regular_file(file))
+    throw InputError(SourceLocation{file.string(), 0, 0}, "no such experiment file");
+  auto doc = std::make_shared<Document>();
+  try {
+    doc->table = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    throw InputError(location(file, e.source()), std::string(e.description()));
+  }
+  ExperimentSpec spec;
+  spec.file = file;
+  for (const auto& [key, node] : doc->table) {
+    if (key.str() != "experiment" && key.str() != "profile") {
+      throw InputError(location(file, node.source()),
+                       "unknown table '" + std::string(key.str()) +
+                           "' (expected [experiment] and [profile.NAME])");
+    }
+  }
+  const toml::table* e = doc->table["experiment"].as_table();
+  if (e == nullptr) throw InputError(SourceLocation{file.string(), 1, 1}, "missing [experiment]");
+  for (const auto& [key, node] : *e) {
+    if (kExperimentKeys.count(std::string(key.str())) == 0) {
+      throw InputError(location(file, node.source()),
+                       "experiment: unknown key '" + std::string(key.str()) + "'");
+    }
+  }
+  auto text = [&](const char* key, bool required) -> std::string {
+    const toml::node* n = e->get(key);
+    if (n == nullptr) {
+      if (required)
+        throw InputError(location(file, e->source()),
+                         std::string("experiment: missing key '") + key + "'");
+      return "";
+    }
+    if (!n->is_string())
+      throw InputError(location(file, n->source()),
+                       std::string("experiment: '") + key + "' must be a string");
+    return n->as_string()->get();
+  };
+  spec.name = text("name", true);
+  spec.title = text("title", false);
+  spec.claim = text("claim", true);
+  if (kClaims.count(spec.claim) == 0) {
+    throw InputError(
+        location(file, e->get("claim")->source()),
+        "experiment: claim '" + spec.claim + "' is not one of heads_phase, growth_in_T, exponent");
+  }
+  spec.group = text("group", false);
+  spec.arm = text("arm", false);
+  if (text("task", false).empty() == text("formula", false).empty()) {
+    throw InputError(location(file, e->source()),
+                     "experiment: give exactly one of 'task' and 'formula'");
+  }
+  const toml::table* profiles = doc->table["profile"].as_table();
+  if (profiles == nullptr || profiles->empty())
+    throw InputError(SourceLocation{file.string(), 1, 1}, "no [profile.NAME] table");
+  for (const auto& [key, node] : *profiles) spec.profiles.emplace_back(key.str());
+  spec.toml_ = doc;
+  for (const std::string& p : spec.profiles) (void)spec.runs(p);  // validate everything up front
+  return spec;
+}
+
+std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
+  const Document& doc = *toml_;
+  const toml::table& e = *doc.table["experiment"].as_table();
+  const toml::table* p = doc.table["profile"][profile].as_table();
+  if (p == nullptr) {
+    throw InputError(SourceLocation{file.string(), 0, 0},
+                     "experiment " + name + " has no profile '" + profile + "'");
+  }
+  // The swept keys and their values, in key order, seeds last.
+  std::vector<std::pair<std::string, std::vector<const toml::node*>>> axes;
+  std::vector<std::string> swept;
+  for (const auto& [k, node] : *p) {
+    const std::string key(k.str());
+    const bool known = kIntegerKeys.count(key) + kNumberKeys.count(key) + kStringKeys.count(key) +
+                           kBoolKeys.count(key) >
+                       0;
+    if (!known)
+      throw InputError(location(file, node.source()),
+                       "profile." + profile + ": unknown key '" + key + "'");
+    std::vector<const toml::node*> values;
+    if (const toml::array* a = node.as_array()) {
+      if (a->empty())
+        throw InputError(location(file, node.source()),
+                         "profile." + profile + ": '" + key + "' is an empty list");
+      for (const toml::node& v : *a) values.push_back(&v);
+      if (key != "seeds" && values.size() > 1) swept.push_back(key);
+    } else {
+      values.push_back(&node);
+    }
+    for (const toml::node* v : values) {
+      const bool ok = kIntegerKeys.count(key)  ? v->is_integer()
+                      : kNumberKeys.count(key) ? (v->is_floating_point() || v->is_integer())
+                      : kStringKeys.count(key) ? v->is_string()
+                                               : v->is_boolean();
+      if (!ok)
+        throw InputError(location(file, v->source()),
+                         "profile." + profile + ": '" + key + "' has a value of the wrong type");
+    }
+    axes.emplace_back(key, std::move(values));
+  }
+  std::stable_partition(axes.begin(), axes.end(), [](const auto& a) { return a.first != "seeds"; });
+
+  std::vector<RunConfig> out;
+  std::vector<std::size_t> at(axes.size(), 0);
+  const std::string formula = e.get("formula") ? e.get("formula")->as_string()->get() : "";
+  while (true) {
+    RunConfig r;
+    r.experiment = name;
+    r.formula = formula;
+    r.task.name = formula.empty() ? e.get("task")->as_string()->get() : "";
+    r.task.token_dim = e.get("d") && e.get("d")->is_integer() ? e.get("d")->as_integer()->get() : 0;
+    r.training.threads = 1;  // runs go side by side, one per core
+    std::map<std::string, long> integers;
+    std::string heads_pattern = "1";
+    const toml::node* heads_node = nullptr;
+    std::string pe;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const std::string& key = axes[a].first;
+      const toml::node& v = *axes[a].second[at[a]];
+      if (std::find(swept.begin(), swept.end(), key) != swept.end()) r.labels[key] = value_text(v);
+      if (v.is_integer()) integers[key] = static_cast<long>(v.as_integer()->get());
+      const double x = v.is_floating_point() ? v.as_floating_point()->get()
+                       : v.is_integer()      ? static_cast<double>(v.as_integer()->get())
+                                             : 0.0;
+      const long i = v.is_integer() ? static_cast<long>(v.as_integer()->get()) : 0;
+      if (key == "T")
+        r.task.tokens = i;
+      else if (key == "D")
+        r.task.comparisons = i;
+      else if (key == "k")
+        r.task.rank = i;
+      else if (key == "T0")
+        r.task.positions = i;
+      else if (key == "d")
+        r.task.token_dim = i;
+      else if (key == "task_seed")
+        r.task.seed = static_cast<std::uint64_t>(i);
+      else if (key == "E")
+        r.model.embedding = i;
+      else if (key == "head_dim")
+        r.model.head_dim = i;
+      else if (key == "ffn_width")
+        r.model.ffn_width = i;
+      else if (key == "readout_width")
+        r.model.readout_width = i;
+      else if (key == "seeds")
+        r.training.seed = static_cast<std::uint64_t>(i);
+      else if (key == "steps")
+        r.training.steps = i;
+      else if (key == "batch")
+        r.training.batch = i;
+      else if (key == "warmup")
+        r.training.warmup = i;
+      else if (key == "eval_every")
+        r.training.eval_every = i;
+      else if (key == "val_size")
+        r.training.validation_size = i;
+      else if (key == "lr")
+        r.training.adam.learning_rate = x;
+      else if (key == "weight_decay")
+        r.training.adam.weight_decay = x;
+      else if (key == "min_lr_ratio")
+        r.training.min_lr_ratio = x;
+      else if (key == "clip")
+        r.training.clip = x;
+      else if (key == "scale")
+        r.model.attention_scale = x;
+      else if (key == "pre_ln")
+        r.model.pre_layer_norm = v.as_boolean()->get();
+      else if (key == "heads") {
+        heads_pattern = v.as_string()->get();
+        heads_node = &v;
+      } else if (key == "pe")
+        pe = v.as_string()->get();
+      else if (key == "activation")
+        r.model.activation = parse_activation(v.as_string()->get());
+      else if (key == "precision")
+        r.training.precision = parse_precision(v.as_string()->get());
+      else if (key == "norm")
+        r.task.norm = v.as_string()->get() == "plain" ? NormKind::kPlain : NormKind::kSquared;
+    }
+    r.labels["seed"] = std::to_string(r.training.seed);
+    const SourceLocation heads_at =
+        heads_node ? location(file, heads_node->source()) : location(file, p->source());
+    try {
+      if (integers.count("T") == 0) integers["T"] = r.task.tokens;
+      r.model.heads = resolve_heads(heads_pattern, integers, heads_at);
+      r.labels["heads"] = r.model.heads_string();
+      r.labels["L"] = std::to_string(r.model.heads.size());
+      std::unique_ptr<Task> task;
+      if (formula.empty()) {
+        task = make_task(r.task);
+      } else {
+        r.bindings = {{"T", r.task.tokens}};
+        for (const auto& [k, v] : integers) {
+          if (k == "D" || k == "k" || k == "T0") r.bindings[k] = v;
+        }
+        if (r.task.token_dim == 0) r.task.token_dim = 4;
+        if (const toml::table* in = e.get("inputs") ? e.get("inputs")->as_table() : nullptr) {
+          r.inputs.variance = in->get("variance") ? in->get("variance")->value_or(1.0) : 1.0;
+          r.inputs.min_norm = in->get("min_norm") ? in->get("min_norm")->value_or(0.0) : 0.0;
+          r.inputs.max_norm = in->get("max_norm") ? in->get("max_norm")->value_or(0.0) : 0.0;
+        }
+        task = r.make();
+      }
+      r.task.token_dim = task->token_dim();
+      r.model.tokens = task->tokens();
+      r.model.token_dim = task->token_dim();
+      r.model.positional =
+          pe.empty() ? task->recommended_positional() : parse_positional_encoding(pe);
+      r.model.validate();
+      r.training.validate();
+    } catch (const InputError& err) {
+      std::string labels;
+      for (const auto& [k, v] : r.labels) labels += (labels.empty() ? "" : ", ") + k + " = " + v;
+      throw InputError(err.where().line > 0 ? err.where() : heads_at,
+                       "profile." + profile + " (" + labels + "): " + err.message());
+    }
+    r.key = fmt::format("{:016x}", fnv1a(config_json(r).dump() + kCodeVersion));
+    out.push_back(std::move(r));
+    std::size_t a = axes.size();
+    while (a > 0) {
+      --a;
+      if (++at[a] < axes[a].second.size()) break;
+      at[a] = 0;
+      if (a == 0) return out;
+    }
+    if (axes.empty()) return out;
+  }
+}
+
+// ---- results -----------------------------------------------------------------------------
+
+ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
+
+std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
+  std::vector<RunRecord> out;
+  std::ifstream in(file_);
+  if (!in) return out;
+  std::set<std::string> seen;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    try {
+      const json j = json::parse(line);
+      RunRecord r;
+      r.key = j.at("key").get<std::string>();
+      r.experiment = j.at("experiment").get<std::string>();
+      r.labels = j.at("labels").get<std::map<std::string, std::string>>();
+      r.status = j.at("status").get<std::string>();
+      r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
+      r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
+      r.steps_done = j.at("steps_done").get<long>();
+      r.diverged_at = j.at("diverged_at").get<long>();
+      r.parameters = j.at("parameters").get<long>();
+      r.parameters_theory = j.at("parameters_theory").get<long>();
+      r.seconds = j.at("seconds").get<double>();
+      r.seed = j.at("config").at("training").at("seed").get<std::uint64_t>();
+      if (seen.insert(r.key).second) out.push_back(std::move(r));
+    } catch (const std::exception& e) {
+      if (warnings != nullptr) {
+        warnings->push_back(fmt::format("{}:{}: corrupt record skipped ({})", file_.string(),
+                                        number, std::string(e.what()).substr(0, 80)));
+      }
+    }
+  }
+  return out;
+}
+
+void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
+  const json record = {{"key", run.key},
+                       {"experiment", run.experiment},
+                       {"labels", run.labels},
+                       {"config", config_json(run)},
+                       {"code_version", kCodeVersion},
+                       {"status", to_string(r.status)},
+                       {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},
+                       {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
+                       {"best_step", r.best_step},
+                       {"steps_done", r.steps_done},
+                       {"diverged_at", r.diverged_at},
+                       {"parameters", r.parameters.total},
+                       {"parameters_theory", r.parameters.theory()},
+                       {"seconds", r.seconds_total},
+                       {"target_std", r.target_std}};
+  std::string line = record.dump() + "\n";
+  if (file_.has_parent_path()) fs::create_directories(file_.parent_path());
+  const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) throw InputError("cannot open the results file " + file_.string());
+  // A torn last line (a crash mid-write elsewhere) must stay a line of its own.
+  if (::lseek(fd, 0, SEEK_END) > 0) {
+    std::ifstream tail(file_, std::ios::binary);
+    tail.seekg(-1, std::ios::end);
+    if (tail.get() != '\n') line.insert(line.begin(), '\n');
+  }
+  const ssize_t wrote = ::write(fd, line.data(), line.size());
+  const bool ok = wrote == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) throw Error("cannot append to the results file " + file_.string(), ExitCode::kInternal);
+}
+
+std::pair<Index, Index> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t a = 0;
+      std::size_t b = 0;
+      const long i = std::stol(text.substr(0, slash), &a);
+      const long n = std::stol(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 0 && i < n) return {i, n};
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError("--shard needs i/N with 0 <= i < N, e.g. 0/4 (got '" + text + "')");
+}
+
+SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, const SweepOptions& o,
+                       const std::function<void(const SweepProgress&)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  SweepSummary summary;
+  const std::vector<RunConfig> all = spec.runs(o.profile);
+  std::set<std::string> done;
+  for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
+  std::vector<const RunConfig*> pending;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (static_cast<Index>(i) % o.shards != o.shard) continue;
+    ++summary.runs;
+    if (done.count(all[i].key) != 0) {
+      ++summary.skipped;
+    } else {
+      pending.push_back(&all[i]);
+    }
+  }
+  const Index workers = std::max<Index>(
+      1, std::min<Index>(
+             o.workers > 0 ? o.workers : static_cast<Index>(std::thread::hardware_concurrency()),
+             static_cast<Index>(pending.size())));
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
+  SweepProgress state{0, static_cast<Index>(pending.size()), summary.skipped, 0,
+                      std::numeric_limits<double>::infinity()};
+  auto work = [&] {
+    while (true) {
+      const std::size_t i = next++;
+      if (i >= pending.size()) return;
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+      }
+      try {
+        const RunConfig& run = *pending[i];
+        const std::unique_ptr<Task> task = run.make();
+        const TrainResult result = train(run.model, *task, run.training);
+        store.append(run, result);
+        const std::lock_guard<std::mutex> lock(mutex);
+        ++state.done;
+        if (result.status == RunStatus::kDiverged)
+          ++summary.diverged;
+        else
+          ++summary.completed;
+        state.best_nmse = std::min(state.best_nmse, result.best_validation_nmse);
+        state.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (progress) progress(state);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (Index w = 0; w < workers; ++w) threads.emplace_back(work);
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
+                                       const fs::path& output) {
+  std::vector<std::string> warnings;
+  std::set<std::string> seen;
+  std::string content;
+  for (const fs::path& in : inputs) {
+    if (!fs::is_regular_file(in))
+      throw InputError(SourceLocation{in.string(), 0, 0}, "no such results file");
+    std::ifstream f(in);
+    std::string line;
+    std::size_t number = 0;
+    while (std::getline(f, line)) {
+      ++number;
+      if (line.empty()) continue;
+      try {
+        const std::string key = json::parse(line).at("key").get<std::string>();
+        if (seen.insert(key).second) content += line + "\n";
+      } catch (const std::exception&) {
+        warnings.push_back(fmt::format("{}:{}: corrupt record skipped", in.string(), number));
+      }
+    }
+  }
+  write_file_atomically(output, content);
+  return warnings;
+}
+
+}  // namespace infoflow::numeric

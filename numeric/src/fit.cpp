@@ -1,0 +1,194 @@
+#include "infoflow/numeric/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "infoflow/core/random.hpp"
+
+namespace infoflow::numeric {
+
+namespace {
+
+std::vector<double> usable(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (const double x : v) {
+    if (std::isfinite(x) && x > 0) out.push_back(x);
+  }
+  return out;
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+struct Line {
+  double slope = 0;
+  double intercept = 0;
+  double se = 0;
+};
+
+Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double mx = 0;
+  double my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  double sxx = 0;
+  double sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  Line l;
+  l.slope = sxy / sxx;
+  l.intercept = my - l.slope * mx;
+  if (x.size() > 2) {
+    double rss = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double r = y[i] - l.intercept - l.slope * x[i];
+      rss += r * r;
+    }
+    l.se = std::sqrt(rss / (n - 2) / sxx);
+  }
+  return l;
+}
+
+}  // namespace
+
+double median_of(std::vector<double> values) {
+  values = usable(values);
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return percentile(values, 0.5);
+}
+
+PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::vector<double>>& ys,
+                          std::uint64_t seed, int resamples) {
+  std::vector<double> lx;
+  std::vector<std::vector<double>> groups;
+  PowerLawFit f;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    std::vector<double> g = usable(ys[i]);
+    if (g.empty() || !(xs[i] > 0)) continue;
+    lx.push_back(std::log10(xs[i]));
+    f.seeds = std::max(f.seeds, g.size());
+    groups.push_back(std::move(g));
+  }
+  if (std::adjacent_find(lx.begin(), lx.end(), std::not_equal_to<>()) == lx.end()) {
+    throw std::invalid_argument("fit_power_law(): needs measurements at two distinct x at least");
+  }
+  auto medians = [&](const std::vector<std::vector<double>>& gs) {
+    std::vector<double> m;
+    for (const auto& g : gs) m.push_back(std::log10(percentile(g, 0.5)));
+    return m;
+  };
+  const std::vector<double> ly = medians(groups);
+  const Line line = least_squares(lx, ly);
+  f.slope = line.slope;
+  f.intercept = line.intercept;
+  f.slope_se = line.se;
+  f.points = lx.size();
+  f.x_min = std::pow(10.0, *std::min_element(lx.begin(), lx.end()));
+  f.x_max = std::pow(10.0, *std::max_element(lx.begin(), lx.end()));
+  std::vector<double> pairwise;
+  for (std::size_t i = 0; i < lx.size(); ++i) {
+    for (std::size_t j = i + 1; j < lx.size(); ++j) {
+      if (lx[i] != lx[j]) pairwise.push_back((ly[j] - ly[i]) / (lx[j] - lx[i]));
+    }
+  }
+  f.robust_slope = percentile(pairwise, 0.5);
+  Rng rng(seed);
+  std::vector<double> slopes;
+  std::vector<std::vector<double>> resampled(groups.size());
+  for (int b = 0; b < resamples; ++b) {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      resampled[i].resize(groups[i].size());
+      for (double& v : resampled[i])
+        v = groups[i][static_cast<std::size_t>(rng.next() % groups[i].size())];
+    }
+    slopes.push_back(least_squares(lx, medians(resampled)).slope);
+  }
+  f.slope_ci = {percentile(slopes, 0.025), percentile(slopes, 0.975)};
+  return f;
+}
+
+std::string to_text(Growth g) {
+  switch (g) {
+    case Growth::kFlat:
+      return "flat";
+    case Growth::kGrowing:
+      return "growing";
+    case Growth::kFalling:
+      return "falling";
+    case Growth::kInconclusive:
+      return "inconclusive";
+  }
+  return "";
+}
+
+GrowthTest classify_growth(const std::vector<double>& xs,
+                           const std::vector<std::vector<double>>& ys, const std::string& x_name,
+                           double tolerance, std::uint64_t seed) {
+  GrowthTest t;
+  t.fit = fit_power_law(xs, ys, seed);
+  const Interval& ci = t.fit.slope_ci;
+  t.growth = ci.low > tolerance                             ? Growth::kGrowing
+             : ci.high < -tolerance                         ? Growth::kFalling
+             : ci.low >= -tolerance && ci.high <= tolerance ? Growth::kFlat
+                                                            : Growth::kInconclusive;
+  t.evidence = fmt::format(
+      "slope {:.2f} [{:.2f}, {:.2f}] (Theil-Sen {:.2f}) of log NMSE against log {} over {} = "
+      "{:g}..{:g}, "
+      "{} points, up to {} seeds; flat means within +-{:g}",
+      t.fit.slope, ci.low, ci.high, t.fit.robust_slope, x_name, x_name, t.fit.x_min, t.fit.x_max,
+      t.fit.points, t.fit.seeds, tolerance);
+  return t;
+}
+
+Gap log_gap(const std::vector<std::vector<double>>& low,
+            const std::vector<std::vector<double>>& high, std::uint64_t seed, int resamples) {
+  std::vector<std::vector<double>> lo;
+  std::vector<std::vector<double>> hi;
+  for (const auto& g : low) {
+    if (!usable(g).empty()) lo.push_back(usable(g));
+  }
+  for (const auto& g : high) {
+    if (!usable(g).empty()) hi.push_back(usable(g));
+  }
+  if (lo.empty() || hi.empty())
+    throw std::invalid_argument("log_gap(): both sides need a measurement");
+  auto statistic = [](const std::vector<std::vector<double>>& a,
+                      const std::vector<std::vector<double>>& b) {
+    double worst_low = -std::numeric_limits<double>::infinity();
+    double best_high = std::numeric_limits<double>::infinity();
+    for (const auto& g : a) worst_low = std::max(worst_low, std::log10(percentile(g, 0.5)));
+    for (const auto& g : b) best_high = std::min(best_high, std::log10(percentile(g, 0.5)));
+    return best_high - worst_low;
+  };
+  Gap gap;
+  gap.decades = statistic(lo, hi);
+  Rng rng(seed);
+  std::vector<double> values;
+  auto resample = [&](const std::vector<std::vector<double>>& gs) {
+    std::vector<std::vector<double>> out(gs.size());
+    for (std::size_t i = 0; i < gs.size(); ++i) {
+      for (std::size_t k = 0; k < gs[i].size(); ++k)
+        out[i].push_back(gs[i][static_cast<std::size_t>(rng.next() % gs[i].size())]);
+    }
+    return out;
+  };
+  for (int b = 0; b < resamples; ++b) values.push_back(statistic(resample(lo), resample(hi)));
+  gap.ci = {percentile(values, 0.025), percentile(values, 0.975)};
+  return gap;
+}
+
+}  // namespace infoflow::numeric
