@@ -39,6 +39,10 @@ int main(int argc, char** argv) {
   infoflow::app::add_derive(app, ctx);
   infoflow::app::add_plan(app, ctx);
   infoflow::app::add_train(app, ctx);
+  infoflow::app::add_sweep(app, ctx);
+  infoflow::app::add_merge(app, ctx);
+  infoflow::app::add_verify(app, ctx);
+  infoflow::app::add_report(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,6 +8,7 @@ packages=(
   libginac-dev libcln-dev libz3-dev libeigen3-dev
   libboost-test-dev libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev tao-pegtl-dev
   texlive-latex-base texlive-latex-recommended   # compiles the generated tables in the tests
+  texlive-pictures poppler-utils                 # the report's pgfplots figures and their PNG previews
   python3-sympy                                  # the peer of the check benchmark
 )
 

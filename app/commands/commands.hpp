@@ -36,6 +36,10 @@ void add_table(CLI::App& app, Context& ctx);
 void add_train(CLI::App& app, Context& ctx);
 void add_derive(CLI::App& app, Context& ctx);
 void add_plan(CLI::App& app, Context& ctx);
+void add_sweep(CLI::App& app, Context& ctx);
+void add_merge(CLI::App& app, Context& ctx);
+void add_verify(CLI::App& app, Context& ctx);
+void add_report(CLI::App& app, Context& ctx);
 
 }  // namespace infoflow::app
 

@@ -353,6 +353,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
     try {
       if (integers.count("T") == 0) integers["T"] = r.task.tokens;
       r.model.heads = resolve_heads(heads_pattern, integers, heads_at);
+      if (r.labels.count("heads") != 0) r.labels["heads_pattern"] = r.labels["heads"];  // as written
       r.labels["heads"] = r.model.heads_string();
       r.labels["L"] = std::to_string(r.model.heads.size());
       std::unique_ptr<Task> task;

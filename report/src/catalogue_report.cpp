@@ -34,8 +34,8 @@ std::string relations_text(const std::vector<WrittenRelation>& relations) {
 }
 
 std::string bound_text(const Entry& e) {
-  return symbolic::to_text(theorems::landau_of(e.kind)) + "(" +
-         symbolic::to_text(e.rate_written) + ")";
+  return symbolic::to_text(theorems::landau_of(e.kind)) + "(" + symbolic::to_text(e.rate_written) +
+         ")";
 }
 
 std::string witnesses_text(const Finding& f) {
@@ -59,17 +59,38 @@ std::string latex_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '_': out += "\\_"; break;
-      case '&': out += "\\&"; break;
-      case '%': out += "\\%"; break;
-      case '#': out += "\\#"; break;
-      case '$': out += "\\$"; break;
-      case '{': out += "\\{"; break;
-      case '}': out += "\\}"; break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '^': out += "\\textasciicircum{}"; break;
-      case '\\': out += "\\textbackslash{}"; break;
-      default: out += c;
+      case '_':
+        out += "\\_";
+        break;
+      case '&':
+        out += "\\&";
+        break;
+      case '%':
+        out += "\\%";
+        break;
+      case '#':
+        out += "\\#";
+        break;
+      case '$':
+        out += "\\$";
+        break;
+      case '{':
+        out += "\\{";
+        break;
+      case '}':
+        out += "\\}";
+        break;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
+      case '^':
+        out += "\\textasciicircum{}";
+        break;
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -122,10 +143,11 @@ std::string latex_document(const std::string& body) {
 
 std::string entry_text(const Entry& e, const Catalogue& catalogue) {
   const theorems::Paper* paper = catalogue.find_paper(e.paper);
-  std::string out = fmt::format("{}\n  paper:      {}{}\n  source:     {}\n  provenance: {}\n",
-                                e.id, paper ? paper->title : e.paper,
-                                paper && !paper->reference.empty() ? " (" + paper->reference + ")" : "",
-                                e.source, theorems::to_text(e.provenance));
+  std::string out =
+      fmt::format("{}\n  paper:      {}{}\n  source:     {}\n  provenance: {}\n", e.id,
+                  paper ? paper->title : e.paper,
+                  paper && !paper->reference.empty() ? " (" + paper->reference + ")" : "", e.source,
+                  theorems::to_text(e.provenance));
   out += fmt::format("  kind:       {} bound on {}\n  task:       {}\n", theorems::to_text(e.kind),
                      e.quantity, e.task);
   out += fmt::format("  setting:    {}\n  hypotheses: {}\n", relations_text(e.setting),

@@ -63,8 +63,10 @@ class Walker {
     std::vector<const Binder*> over_tokens;
     std::vector<const Binder*> over_params;
     for (const Binder& b : n.binders) {
-      // A token index with a literal range reads fixed positions, not a comparison.
-      const bool fixed = b.has_range && b.low.name.empty() && b.high.name.empty();
+      // A token index with a range other than 1..T reads fixed positions, not a comparison.
+      const bool all_tokens =
+          !b.has_range || (b.low.name.empty() && b.low.value == 1 && b.high.name == "T");
+      const bool fixed = !all_tokens;
       if (tokens.count(b.name) != 0 && !fixed)
         over_tokens.push_back(&b);
       else if (tokens.count(b.name) != 0)
@@ -84,6 +86,10 @@ class Walker {
 
  private:
   void fixed_range(const Binder& b) {
+    if (!b.low.name.empty() || !b.high.name.empty()) {
+      out_.fixed_ranges.emplace_back(b.low, b.high);
+      return;
+    }
     for (long p = b.low.value; p <= b.high.value; ++p) out_.fixed_positions.push_back(p);
   }
 

@@ -72,6 +72,11 @@ BOOST_AUTO_TEST_CASE(retrieval_targets_and_fixed_positions) {
   BOOST_TEST(f.number_text() == "0");
   BOOST_TEST(f.fixed_positions == (std::vector<long>{1, 2, 3}));
   BOOST_TEST(of("sqnorm(sum(p = 1..3) x[p])").fixed_positions == (std::vector<long>{1, 2, 3}));
+  const tg::Analysis named = of("sqnorm(sum(p = 1..T0) x[p])");
+  BOOST_TEST(named.comparisons.empty());
+  BOOST_TEST_REQUIRE(named.fixed_ranges.size() == 1u);
+  BOOST_TEST(named.fixed_ranges[0].second.name == "T0");
+  BOOST_TEST(of("sum(t = 1..T) sqnorm(x[t])").comparisons.size() == 1u);  // all tokens: a sum over them
 }
 
 BOOST_AUTO_TEST_SUITE_END()

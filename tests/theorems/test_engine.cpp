@@ -108,6 +108,10 @@ BOOST_AUTO_TEST_CASE(fixed_positions_cost_does_not_depend_on_T) {
   BOOST_TEST_REQUIRE(p.steps.size() == 1u);
   BOOST_TEST((p.steps[0].action == th::Action::kPositionAggregation));
   BOOST_TEST(p.sets.back().readout == "{1, 2, 3}");
+  // A named range of positions is resolved: T0 = 5 positions, decoded at 5 d/E - 1 = 1/4: the floor.
+  const th::Plan named = engine.plan(target("sqnorm(sum(p = 1..T0) x[p])", {{"T0", 5}}), arch({1}, true));
+  BOOST_TEST(th::to_text(named.verdict) == "efficient");
+  BOOST_TEST(named.sets.back().readout == "{1, 2, 3, 4, 5}");
   // Without a positional encoding only global aggregation reaches fixed positions.
   BOOST_TEST(th::to_text(engine.plan(t, arch({1})).verdict) == "exponential in T");
 }

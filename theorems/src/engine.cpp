@@ -297,7 +297,14 @@ Plan Engine::plan(const Target& target, const Architecture& arch) {
     }
     readout_step(l, in, "the extreme token of " + in.text);
   }
-  const std::vector<long>& fixed = target.analysis.fixed_positions;
+  std::vector<long> fixed = target.analysis.fixed_positions;
+  for (const auto& [low, high] : target.analysis.fixed_ranges) {
+    for (long q = targets::resolve(low, target.bindings);
+         q <= targets::resolve(high, target.bindings); ++q)
+      fixed.push_back(q);
+  }
+  std::sort(fixed.begin(), fixed.end());
+  fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
   if (!fixed.empty()) {
     const long l = arch.positional ? take(free_readout, 0) : -1;
     if (l >= 0) {

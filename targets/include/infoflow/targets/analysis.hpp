@@ -52,6 +52,8 @@ struct Analysis {
   std::vector<Monomial> dimension;    ///< beta_1
   std::vector<Monomial> number;       ///< the comparison number
   std::vector<long> fixed_positions;  ///< positions read outside any token reduction
+  /// Ranges of positions with named bounds (sum(p = 1..T0) x[p]), resolved by the planner.
+  std::vector<std::pair<Bound, Bound>> fixed_ranges;
   [[nodiscard]] std::string dimension_text() const;
   [[nodiscard]] std::string number_text() const;
   /// beta_1 with the named integers' values.

@@ -1,0 +1,237 @@
+// sweep, merge, verify and report: the experiments (experiments/*.toml), their results
+// (JSON lines, one file an experiment), prediction against measurement, the report folder.
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/report/experiment_report.hpp"
+#include "infoflow/report/verification.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+#include "commands/commands.hpp"
+#include <unistd.h>
+
+namespace infoflow::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path experiments_directory() {
+  if (const char* env = std::getenv("INFOFLOW_EXPERIMENTS")) return env;
+  return INFOFLOW_EXPERIMENTS_DIR;
+}
+
+/// Specs by file or by shipped name; every one is loaded (and so validated) before any runs.
+std::vector<numeric::ExperimentSpec> load_specs(const std::vector<std::string>& names) {
+  std::vector<fs::path> files;
+  if (names.empty()) {
+    for (const fs::directory_entry& e : fs::directory_iterator(experiments_directory())) {
+      if (e.path().extension() == ".toml") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+  }
+  for (const std::string& n : names) {
+    const fs::path shipped = experiments_directory() / (n + ".toml");
+    files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(shipped) ? fs::path(n)
+                                                                            : shipped);
+  }
+  std::vector<numeric::ExperimentSpec> specs;
+  for (const fs::path& f : files) specs.push_back(numeric::ExperimentSpec::load(f));
+  return specs;
+}
+
+bool on_terminal() {
+  return ::isatty(STDERR_FILENO) == 1 && std::getenv("CI") == nullptr;
+}
+
+struct Common {
+  std::vector<std::string> experiments;
+  std::string profile = "quick";
+  std::string results = "results";
+
+  void add(CLI::App* cmd) {
+    cmd->add_option("experiments", experiments,
+                    "experiment files or shipped names (default: every shipped one)");
+    cmd->add_option("--profile", profile, "quick or full (or any profile the spec has)")
+        ->capture_default_str();
+    cmd->add_option("--results", results, "the folder of results files, NAME.jsonl each")
+        ->capture_default_str();
+  }
+  [[nodiscard]] numeric::ResultStore store(const numeric::ExperimentSpec& s) const {
+    return numeric::ResultStore(fs::path(results) / (s.name + ".jsonl"));
+  }
+};
+
+void sweep(const std::vector<numeric::ExperimentSpec>& specs, const Common& c,
+           const numeric::SweepOptions& base) {
+  for (const numeric::ExperimentSpec& s : specs) {
+    if (std::find(s.profiles.begin(), s.profiles.end(), c.profile) == s.profiles.end()) {
+      throw InputError(SourceLocation{s.file.string(), 0, 0},
+                       "experiment " + s.name + " has no profile '" + c.profile + "'");
+    }
+  }
+  for (const numeric::ExperimentSpec& s : specs) {
+    numeric::SweepOptions o = base;
+    o.profile = c.profile;
+    std::function<void(const numeric::SweepProgress&)> progress;
+    if (on_terminal()) {
+      progress = [&s](const numeric::SweepProgress& p) {
+        const double eta = p.done > 0 ? p.seconds / static_cast<double>(p.done) *
+                                            static_cast<double>(p.total - p.done)
+                                      : 0;
+        std::cerr << fmt::format(
+                         "\r\033[K{}: {}/{} runs ({} done before), {:.0f} s, ETA {:.0f} s, best "
+                         "NMSE {:.2e}",
+                         s.name, p.done, p.total, p.skipped, p.seconds, eta, p.best_nmse)
+                  << std::flush;
+      };
+    }
+    const numeric::SweepSummary r = numeric::run_sweep(s, c.store(s), o, progress);
+    if (progress) std::cerr << "\r\033[K";
+    for (const std::string& w : r.warnings) std::cerr << "infoflow: warning: " << w << "\n";
+    std::cout
+        << fmt::format(
+               "{} ({}): {} runs{}: {} already done, {} run now ({} diverged) in {:.1f} s -> {}\n",
+               s.name, c.profile, r.runs,
+               o.shards > 1 ? fmt::format(" in shard {}/{}", o.shard, o.shards) : "", r.skipped,
+               r.completed + r.diverged, r.diverged, r.seconds, c.store(s).file().string())
+        << std::flush;
+  }
+}
+
+std::vector<report::ExperimentResult> verify_all(const std::vector<numeric::ExperimentSpec>& specs,
+                                                 const Common& c,
+                                                 const theorems::Catalogue& catalogue) {
+  theorems::Engine engine(catalogue);
+  std::vector<report::ExperimentResult> out;
+  for (const numeric::ExperimentSpec& s : specs) {
+    std::vector<std::string> warnings;
+    const std::vector<numeric::RunRecord> records = c.store(s).read(&warnings);
+    for (const std::string& w : warnings) std::cerr << "infoflow: warning: " << w << "\n";
+    out.push_back(report::verify(s, c.profile, records, engine));
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_sweep(CLI::App& app, Context&) {
+  CLI::App* cmd = app.add_subcommand("sweep",
+                                     "run an experiment's grid, resuming: each finished run is "
+                                     "appended to RESULTS/NAME.jsonl once");
+  auto c = std::make_shared<Common>();
+  auto shard = std::make_shared<std::string>("0/1");
+  auto workers = std::make_shared<numeric::Index>(0);
+  c->add(cmd);
+  cmd->add_option("--shard", *shard, "run only shard i of N (i/N), e.g. for a SLURM job array")
+      ->capture_default_str();
+  cmd->add_option("--workers", *workers, "runs side by side (0: one per core)")
+      ->capture_default_str();
+  cmd->callback([c, shard, workers] {
+    numeric::SweepOptions o;
+    std::tie(o.shard, o.shards) = numeric::parse_shard(*shard);
+    o.workers = *workers;
+    sweep(load_specs(c->experiments), *c, o);
+  });
+}
+
+void add_merge(CLI::App& app, Context&) {
+  CLI::App* cmd =
+      app.add_subcommand("merge", "join results files (e.g. of shards): every run once");
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("inputs", *inputs, "results files")->required();
+  cmd->add_option("-o,--output", *output, "the merged file (written atomically)")->required();
+  cmd->callback([inputs, output] {
+    std::vector<fs::path> files(inputs->begin(), inputs->end());
+    for (const std::string& w : numeric::merge_results(files, *output))
+      std::cerr << "infoflow: warning: " << w << "\n";
+    std::cout << fmt::format("merged {} files into {} ({} runs)\n", files.size(), *output,
+                             numeric::ResultStore(*output).read().size());
+  });
+}
+
+void add_verify(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand("verify",
+                                     "each claim of an experiment: predicted, measured (with "
+                                     "interval), agrees / disagrees / inconclusive, why");
+  auto c = std::make_shared<Common>();
+  auto json = std::make_shared<bool>(false);
+  c->add(cmd);
+  cmd->add_flag("--json", *json, "JSON output");
+  cmd->callback([&ctx, c, json] {
+    const std::vector<numeric::ExperimentSpec> specs = load_specs(c->experiments);
+    const theorems::Catalogue catalogue = ctx.load();
+    const std::vector<report::ExperimentResult> results = verify_all(specs, *c, catalogue);
+    if (*json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const report::ExperimentResult& r : results) {
+        nlohmann::json claims = nlohmann::json::array();
+        for (const report::Claim& cl : r.claims) {
+          claims.push_back({{"group", cl.group},
+                            {"predicted", cl.prediction},
+                            {"measured", cl.measured},
+                            {"verdict", report::to_text(cl.verdict)},
+                            {"why", cl.why}});
+        }
+        j.push_back({{"experiment", r.name},
+                     {"profile", r.profile},
+                     {"claim", r.claim_kind},
+                     {"claims", claims},
+                     {"notes", r.notes}});
+      }
+      emit(j.dump(2) + "\n", "");
+      return;
+    }
+    std::string out;
+    for (const report::ExperimentResult& r : results) out += report::verification_text(r);
+    emit(out, "");
+  });
+}
+
+void add_report(CLI::App& app, Context& ctx) {
+  CLI::App* cmd = app.add_subcommand("report",
+                                     "sweep (resuming), verify and write the report folder: LaTeX "
+                                     "tables, pgfplots figures, PDF, PNG, CSV");
+  auto c = std::make_shared<Common>();
+  auto output = std::make_shared<std::string>("report");
+  auto no_sweep = std::make_shared<bool>(false);
+  auto no_compile = std::make_shared<bool>(false);
+  c->add(cmd);
+  cmd->add_option("-o,--output", *output, "the report folder")->capture_default_str();
+  cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
+  cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
+  cmd->callback([&ctx, c, output, no_sweep, no_compile] {
+    const std::vector<numeric::ExperimentSpec> specs = load_specs(c->experiments);
+    const theorems::Catalogue catalogue = ctx.load();
+    if (!*no_sweep) sweep(specs, *c, numeric::SweepOptions{});
+    const std::vector<report::ExperimentResult> results = verify_all(specs, *c, catalogue);
+    const report::ReportFiles files = report::write_report(*output, results, !*no_compile);
+    std::string summary;
+    for (const report::ExperimentResult& r : results) {
+      long agree = 0;
+      long disagree = 0;
+      for (const report::Claim& cl : r.claims) {
+        agree += cl.verdict == report::Agreement::kAgrees ? 1 : 0;
+        disagree += cl.verdict == report::Agreement::kDisagrees ? 1 : 0;
+      }
+      summary += fmt::format("  {}: {} claims, {} agree, {} disagree, {} inconclusive\n", r.name,
+                             r.claims.size(), agree, disagree,
+                             static_cast<long>(r.claims.size()) - agree - disagree);
+    }
+    std::cout << summary
+              << fmt::format("wrote {} files to {}{}\n", files.written.size(), *output,
+                             files.note.empty() ? "" : " (" + files.note + ")");
+    if (!*no_compile && std::getenv("INFOFLOW_REQUIRE_PDFLATEX") != nullptr && !files.pdf) {
+      throw Error("the report's PDF could not be made: " + files.note, ExitCode::kInternal);
+    }
+  });
+}
+
+}  // namespace infoflow::app

@@ -1,0 +1,39 @@
+#ifndef INFOFLOW_REPORT_EXPERIMENT_REPORT_HPP_
+#define INFOFLOW_REPORT_EXPERIMENT_REPORT_HPP_
+
+/// \file
+/// The verification report as a folder (`infoflow report`):
+///   report.tex / report.pdf   claims tables (booktabs) and figures, one section an experiment
+///   fig_NAME.tex              the pgfplots figure (data inline), fig_NAME.pdf and .png previews
+///   claims.csv, results.csv   every claim; every run with its prediction
+/// Every file is written atomically; PDF and PNG need pdflatex and pdftoppm (else skipped, and
+/// the summary says so).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "infoflow/report/verification.hpp"
+
+namespace infoflow::report {
+
+/// The pgfplots picture of an experiment's series (medians, min-max bars, fits).
+std::string figure_pgfplots(const ExperimentResult& r);
+std::string claims_table_latex(const ExperimentResult& r);
+std::string results_csv(const std::vector<ExperimentResult>& results);
+std::string claims_csv(const std::vector<ExperimentResult>& results);
+
+struct ReportFiles {
+  std::vector<std::filesystem::path> written;
+  bool pdf = false;
+  bool png = false;
+  std::string note;  ///< why PDF or PNG were skipped, if they were
+};
+
+/// Writes the folder; `compile`: make PDF and PNG when the tools exist.
+ReportFiles write_report(const std::filesystem::path& dir,
+                         const std::vector<ExperimentResult>& results, bool compile = true);
+
+}  // namespace infoflow::report
+
+#endif  // INFOFLOW_REPORT_EXPERIMENT_REPORT_HPP_

@@ -1,0 +1,98 @@
+#ifndef INFOFLOW_REPORT_VERIFICATION_HPP_
+#define INFOFLOW_REPORT_VERIFICATION_HPP_
+
+/// \file
+/// Prediction against measurement (`infoflow verify`): for each claim of an experiment, what
+/// the InfoFlow engine predicts for its configurations, what the sweep measured (with an
+/// interval), and a verdict with its reason. The rules, stated before looking at data:
+///
+/// - heads_phase: in each group (e.g. each D) the configurations the engine calls efficient
+///   must reach a lower validation NMSE than the others. Measured: the gap in decades between
+///   the best inefficient and the worst efficient median over seeds, with a seed bootstrap
+///   interval. Agrees if the interval lies above 0.5 decade, disagrees if below 0, else
+///   inconclusive.
+/// - growth_in_T: for each architecture, NMSE must stay flat in T when the engine calls it
+///   efficient and grow when it does not. Measured: the slope of log NMSE against log T with
+///   its interval (numeric/fit.hpp: flat within +-0.25). Agrees when the class matches,
+///   disagrees when it is the opposite, inconclusive otherwise. An architecture whose median
+///   NMSE is already >= 0.5 at the smallest T has not learnt the target at this budget: its
+///   growth cannot be measured (NMSE is capped near 1), so its claim is inconclusive.
+///   When some architectures are predicted efficient and others not, one more claim compares
+///   them at the largest T by the gap rule of heads_phase.
+/// - exponent: NMSE against the parameter count M. With the proxy eps ~ sqrt(NMSE Var(y)), the
+///   upper bound M = O(eps^-a) says NMSE falls at least as fast as M^(-2/a): the measured slope
+///   may be steeper (the bound is not tight for this target) but not shallower. Agrees if the
+///   slope's interval reaches down to -2/a or below, disagrees if it lies entirely above. A
+///   fitted exponent is evidence about a rate, not a proof; training adds optimisation error.
+///
+/// Diverged runs count as missing in the statistics and are reported; runs without a result
+/// (sweep not finished) are reported too.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/numeric/fit.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+namespace infoflow::report {
+
+enum class Agreement { kAgrees, kDisagrees, kInconclusive };
+std::string to_text(Agreement a);
+
+struct Claim {
+  std::string group;       ///< "D = 3", "heads (1), E = 16"
+  std::string prediction;  ///< in words, with the engine's rates
+  std::string measured;    ///< the statistic and its interval
+  Agreement verdict = Agreement::kInconclusive;
+  std::string why;
+};
+
+/// One line of a figure: medians over seeds with their min and max.
+struct Series {
+  std::string name;
+  std::vector<double> x;
+  std::vector<double> median;
+  std::vector<double> low;
+  std::vector<double> high;
+  bool has_fit = false;
+  numeric::PowerLawFit fit;
+  double predicted_slope = 0;  ///< exponent claims
+};
+
+/// A run, for the CSV: its labels, result and the engine's prediction.
+struct RunRow {
+  std::map<std::string, std::string> labels;
+  std::string status = "missing";
+  double best_nmse = 0;
+  long parameters = 0;
+  long parameters_theory = 0;
+  double seconds = 0;
+  std::string predicted_verdict;
+  std::string predicted_rate;
+};
+
+struct ExperimentResult {
+  std::string name;
+  std::string title;
+  std::string claim_kind;
+  std::string profile;
+  std::vector<Claim> claims;
+  std::vector<Series> series;
+  std::string x_label;
+  bool log_x = true;
+  std::vector<RunRow> rows;
+  std::vector<std::string> notes;
+  double run_seconds = 0;  ///< training time summed over the runs
+};
+
+/// Joins the engine's predictions with the stored runs of `profile`.
+ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& profile,
+                        const std::vector<numeric::RunRecord>& records, theorems::Engine& engine);
+
+std::string verification_text(const ExperimentResult& r);
+
+}  // namespace infoflow::report
+
+#endif  // INFOFLOW_REPORT_VERIFICATION_HPP_

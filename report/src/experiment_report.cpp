@@ -1,0 +1,229 @@
+#include "infoflow/report/experiment_report.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "infoflow/core/atomic_file.hpp"
+#include "infoflow/report/catalogue_report.hpp"
+
+#include <unistd.h>
+
+namespace infoflow::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kColours[] = {"blue", "red", "teal", "orange", "violet", "brown", "black", "olive"};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string labels_text(const std::map<std::string, std::string>& labels) {
+  std::string out;
+  for (const auto& [k, v] : labels) out += (out.empty() ? "" : "; ") + k + "=" + v;
+  return out;
+}
+
+bool have(const char* tool) {
+  const std::string command = std::string("command -v ") + tool + " >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0;
+}
+
+std::string figure_document(const std::string& name) {
+  return "\\documentclass{article}\n\\usepackage[paperwidth=12cm,paperheight=8.2cm,margin=2mm]{"
+         "geometry}\n"
+         "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n\\pagestyle{empty}\n\\begin{document}"
+         "\n\\centering\n"
+         "\\input{fig_" +
+         name + ".tex}\n\\end{document}\n";
+}
+
+}  // namespace
+
+std::string figure_pgfplots(const ExperimentResult& r) {
+  std::string out = fmt::format(
+      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
+      "{}xlabel={{{}}}, "
+      "ylabel={{best validation NMSE}}, legend style={{font=\\scriptsize, fill=white, fill "
+      "opacity=0.8, "
+      "text opacity=1}}, legend pos=outer north east, legend columns=1, grid=major, grid "
+      "style={{gray!25}}]\n",
+      r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label));
+  for (std::size_t i = 0; i < r.series.size(); ++i) {
+    const Series& s = r.series[i];
+    if (s.x.empty()) continue;
+    const char* colour = kColours[i % 8];
+    out += fmt::format(
+        "\\addplot+[{}, mark=*, error bars/.cd, y dir=both, y explicit] table[x=x, y=y, "
+        "y error plus=ep, y error minus=em] {{\nx y ep em\n",
+        colour);
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      out += fmt::format("{:g} {:.6e} {:.6e} {:.6e}\n", s.x[k], s.median[k],
+                         s.high[k] - s.median[k], s.median[k] - s.low[k]);
+    }
+    out += "};\n\\addlegendentry{" + latex_escape(s.name) + "}\n";
+    if (s.has_fit && s.x.size() >= 2) {
+      out += fmt::format(
+          "\\addplot[{}, dashed, domain={:g}:{:g}, samples=2, forget plot] "
+          "{{10^({:.6f})*x^({:.6f})}};\n",
+          colour, s.x.front(), s.x.back(), s.fit.intercept, s.fit.slope);
+    }
+    if (r.claim_kind == "exponent" && s.x.size() >= 2) {
+      out += fmt::format(
+          "\\addplot[{}, dotted, thick, domain={:g}:{:g}, samples=2, forget plot] "
+          "{{{:.6e}*(x/{:g})^({:.6f})}};\n",
+          colour, s.x.front(), s.x.back(), s.median.front(), s.x.front(), s.predicted_slope);
+    }
+  }
+  out += "\\end{axis}\n\\end{tikzpicture}\n";
+  return out;
+}
+
+std::string claims_table_latex(const ExperimentResult& r) {
+  std::string out =
+      "\\begin{longtable}{p{0.16\\textwidth}p{0.3\\textwidth}p{0.34\\textwidth}l}\n\\toprule\n"
+      "Group & Predicted & Measured & Verdict \\\\\n\\midrule\n\\endhead\n";
+  for (const Claim& c : r.claims) {
+    out += fmt::format("{} & {} & {} & \\textbf{{{}}} \\\\\n", latex_escape(c.group),
+                       latex_escape(c.prediction), latex_escape(c.measured), to_text(c.verdict));
+  }
+  return out + "\\bottomrule\n\\end{longtable}\n";
+}
+
+std::string results_csv(const std::vector<ExperimentResult>& results) {
+  std::string out =
+      "experiment,profile,labels,status,best_validation_nmse,parameters,parameters_M,seconds,"
+      "predicted_verdict,predicted_rate\n";
+  for (const ExperimentResult& r : results) {
+    for (const RunRow& row : r.rows) {
+      out += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}\n", r.name, r.profile,
+                         csv_field(labels_text(row.labels)), row.status,
+                         row.status == "missing" ? "" : fmt::format("{:.6e}", row.best_nmse),
+                         row.parameters, row.parameters_theory, row.seconds,
+                         csv_field(row.predicted_verdict), csv_field(row.predicted_rate));
+    }
+  }
+  return out;
+}
+
+std::string claims_csv(const std::vector<ExperimentResult>& results) {
+  std::string out = "experiment,profile,group,predicted,measured,verdict,why\n";
+  for (const ExperimentResult& r : results) {
+    for (const Claim& c : r.claims) {
+      out += fmt::format("{},{},{},{},{},{},{}\n", r.name, r.profile, csv_field(c.group),
+                         csv_field(c.prediction), csv_field(c.measured), to_text(c.verdict),
+                         csv_field(c.why));
+    }
+  }
+  return out;
+}
+
+ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult>& results,
+                         bool compile) {
+  ReportFiles files;
+  fs::create_directories(dir);
+  auto put = [&](const std::string& name, const std::string& content) {
+    write_file_atomically(dir / name, content);
+    files.written.push_back(dir / name);
+  };
+  long agrees = 0;
+  long disagrees = 0;
+  long inconclusive = 0;
+  for (const ExperimentResult& r : results) {
+    for (const Claim& c : r.claims) {
+      (c.verdict == Agreement::kAgrees      ? agrees
+       : c.verdict == Agreement::kDisagrees ? disagrees
+                                            : inconclusive) += 1;
+    }
+  }
+  std::string doc =
+      "\\documentclass[10pt]{article}\n\\usepackage[margin=1.8cm]{geometry}\n\\usepackage{booktabs,"
+      "longtable,pgfplots}\n"
+      "\\pgfplotsset{compat=1.18}\n\\title{InfoFlow: predictions against "
+      "measurements}\n\\author{infoflow report}\n\\date{}\n"
+      "\\begin{document}\n\\maketitle\n";
+  doc += fmt::format(
+      "{} claims: {} agree, {} disagree, {} inconclusive (profile {}). Each claim compares the "
+      "InfoFlow "
+      "engine's prediction for a configuration with the best validation NMSE of trained networks "
+      "(median over seeds; bars: min and max). The rules of the verdicts are in "
+      "docs/experiments.md.\n",
+      agrees + disagrees + inconclusive, agrees, disagrees, inconclusive,
+      results.empty() ? std::string("-") : results.front().profile);
+  for (const ExperimentResult& r : results) {
+    put("fig_" + r.name + ".tex", figure_pgfplots(r));
+    put("fig_" + r.name + "_standalone.tex", figure_document(r.name));
+    doc += "\\section{" + latex_escape(r.name) + ": " + latex_escape(r.title) + "}\n";
+    doc += "\\begin{center}\n\\input{fig_" + r.name + ".tex}\n\\end{center}\n";
+    doc += claims_table_latex(r);
+    for (const std::string& n : r.notes) doc += "\\noindent Note: " + latex_escape(n) + "\n\n";
+    doc += fmt::format("\\noindent Training time of the runs: {:.0f} s.\n", r.run_seconds);
+  }
+  doc += "\\end{document}\n";
+  put("report.tex", doc);
+  put("results.csv", results_csv(results));
+  put("claims.csv", claims_csv(results));
+  if (!compile) return files;
+  if (!have("pdflatex")) {
+    files.note =
+        "pdflatex is not installed: no PDF or PNG (install texlive-latex-base texlive-pictures)";
+    return files;
+  }
+  // Compile in a scratch folder, then move the PDFs in: a failed run leaves the old ones.
+  const fs::path scratch = dir / fmt::format(".build-{}", ::getpid());
+  fs::create_directories(scratch);
+  for (const fs::path& f : files.written) {
+    if (f.extension() == ".tex")
+      fs::copy_file(f, scratch / f.filename(), fs::copy_options::overwrite_existing);
+  }
+  auto latex = [&](const std::string& stem) {
+    const std::string command = "cd '" + scratch.string() +
+                                "' && pdflatex -interaction=nonstopmode -halt-on-error " + stem +
+                                ".tex > " + stem + ".out 2>&1";
+    return std::system(command.c_str()) == 0;
+  };
+  files.pdf = latex("report") && latex("report");  // twice: longtable widths
+  if (files.pdf) {
+    fs::rename(scratch / "report.pdf", dir / "report.pdf");
+    files.written.push_back(dir / "report.pdf");
+  } else {
+    files.note = "pdflatex failed on report.tex; see " + (scratch / "report.out").string();
+    return files;
+  }
+  const bool png_tool = have("pdftoppm");
+  files.png = png_tool;
+  for (const ExperimentResult& r : results) {
+    const std::string stem = "fig_" + r.name + "_standalone";
+    if (!latex(stem)) {
+      files.png = false;
+      files.note = "pdflatex failed on " + stem + ".tex";
+      continue;
+    }
+    fs::rename(scratch / (stem + ".pdf"), dir / ("fig_" + r.name + ".pdf"));
+    files.written.push_back(dir / ("fig_" + r.name + ".pdf"));
+    if (png_tool) {
+      const std::string command = "pdftoppm -png -r 110 -singlefile '" +
+                                  (dir / ("fig_" + r.name + ".pdf")).string() + "' '" +
+                                  (scratch / ("fig_" + r.name)).string() + "'";
+      if (std::system(command.c_str()) == 0) {
+        fs::rename(scratch / ("fig_" + r.name + ".png"), dir / ("fig_" + r.name + ".png"));
+        files.written.push_back(dir / ("fig_" + r.name + ".png"));
+      } else {
+        files.png = false;
+      }
+    }
+  }
+  if (!png_tool) files.note = "pdftoppm is not installed: no PNG previews (install poppler-utils)";
+  fs::remove_all(scratch);
+  return files;
+}
+
+}  // namespace infoflow::report

@@ -1,0 +1,373 @@
+#include "infoflow/report/verification.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "infoflow/symbolic/canonical.hpp"
+#include "infoflow/symbolic/symbols.hpp"
+
+namespace infoflow::report {
+
+namespace {
+
+constexpr double kPhaseDecades = 0.5;  // the least gap that counts as a separation
+constexpr double kSaturated = 0.5;     // a median NMSE this high has not learnt the target
+
+Claim gap_claim(const std::string& group, const std::string& prediction,
+                const std::vector<std::vector<double>>& good,
+                const std::vector<std::vector<double>>& bad, const std::string& medians) {
+  Claim claim;
+  claim.group = group;
+  claim.prediction = prediction;
+  try {
+    const numeric::Gap gap = numeric::log_gap(good, bad);
+    claim.measured = fmt::format("gap {:.2f} decades [{:.2f}, {:.2f}]; median NMSE {}", gap.decades,
+                                 gap.ci.low, gap.ci.high, medians);
+    claim.verdict = gap.ci.low > kPhaseDecades ? Agreement::kAgrees
+                    : gap.ci.high < 0          ? Agreement::kDisagrees
+                                               : Agreement::kInconclusive;
+    claim.why = claim.verdict == Agreement::kAgrees
+                    ? fmt::format("the gap's interval lies above {} decade", kPhaseDecades)
+                : claim.verdict == Agreement::kDisagrees
+                    ? "the configurations predicted inefficient do better"
+                    : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
+  } catch (const std::invalid_argument&) {
+    claim.measured = "no finished run on one side";
+    claim.why = "not enough data";
+  }
+  return claim;
+}
+
+/// The engine's plan for a run's configuration.
+theorems::Plan predict(const numeric::RunConfig& run, theorems::Engine& engine) {
+  std::string text = run.formula;
+  targets::Bindings bindings = run.bindings;
+  if (text.empty()) {
+    const numeric::TaskFormula f = numeric::formula_of(run.task);
+    text = f.text;
+    bindings = f.bindings;
+  }
+  const theorems::Target target(run.experiment, targets::Formula::parse(text), bindings,
+                                "retrieval");
+  theorems::Architecture a;
+  a.heads.assign(run.model.heads.begin(), run.model.heads.end());
+  a.embedding = run.model.embedding;
+  a.token_dim = run.model.token_dim;
+  a.head_dim = run.model.head_dim;
+  a.positional = run.model.positional != numeric::PositionalEncoding::kNone;
+  return engine.plan(target, a);
+}
+
+/// The plan's exponent of 1/eps at the run's T.
+double exponent_at(const theorems::Plan& p, long tokens) {
+  const GiNaC::ex value =
+      p.exponent.subs(symbolic::SymbolRegistry::standard().seq_len() == tokens).evalf();
+  return GiNaC::is_a<GiNaC::numeric>(value) ? GiNaC::ex_to<GiNaC::numeric>(value).to_double()
+                                            : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string labels_except(const std::map<std::string, std::string>& labels,
+                          const std::set<std::string>& skip) {
+  std::string out;
+  for (const auto& [k, v] : labels) {
+    if (skip.count(k) == 0) out += (out.empty() ? "" : ", ") + k + " = " + v;
+  }
+  return out.empty() ? "all runs" : out;
+}
+
+double as_number(const std::string& s) {
+  try {
+    return std::stod(s);
+  } catch (const std::exception&) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+struct Cell {  // one configuration: its runs over seeds
+  std::map<std::string, std::string> labels;
+  std::vector<double> nmse;
+  std::vector<double> theory_params;
+  const theorems::Plan* plan = nullptr;
+  long tokens = 0;
+};
+
+Series series_from(const std::string& name, std::vector<std::pair<double, const Cell*>> points) {
+  std::sort(points.begin(), points.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  Series s;
+  s.name = name;
+  for (const auto& [x, c] : points) {
+    std::vector<double> v;
+    for (const double y : c->nmse) {
+      if (std::isfinite(y) && y > 0) v.push_back(y);
+    }
+    if (v.empty()) continue;
+    s.x.push_back(x);
+    s.median.push_back(numeric::median_of(v));
+    s.low.push_back(*std::min_element(v.begin(), v.end()));
+    s.high.push_back(*std::max_element(v.begin(), v.end()));
+  }
+  return s;
+}
+
+std::string sci(double x) {
+  return std::isfinite(x) ? fmt::format("{:.2e}", x) : "n/a";
+}
+
+}  // namespace
+
+std::string to_text(Agreement a) {
+  switch (a) {
+    case Agreement::kAgrees:
+      return "agrees";
+    case Agreement::kDisagrees:
+      return "disagrees";
+    case Agreement::kInconclusive:
+      return "inconclusive";
+  }
+  return "";
+}
+
+ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& profile,
+                        const std::vector<numeric::RunRecord>& records, theorems::Engine& engine) {
+  ExperimentResult out;
+  out.name = spec.name;
+  out.title = spec.title;
+  out.claim_kind = spec.claim;
+  out.profile = profile;
+  const std::vector<numeric::RunConfig> runs = spec.runs(profile);
+  std::map<std::string, const numeric::RunRecord*> by_key;
+  for (const numeric::RunRecord& r : records) by_key[r.key] = &r;
+
+  // Configurations: runs that differ only by seed.
+  std::map<std::string, Cell> cells;
+  std::map<std::string, theorems::Plan> plans;
+  long missing = 0;
+  long diverged = 0;
+  for (const numeric::RunConfig& run : runs) {
+    std::map<std::string, std::string> labels = run.labels;
+    labels.erase("seed");
+    const std::string id = labels_except(labels, {});
+    Cell& cell = cells[id];
+    cell.labels = labels;
+    cell.tokens = run.task.tokens;
+    if (plans.count(id) == 0) plans.emplace(id, predict(run, engine));
+    cell.plan = &plans.at(id);
+    RunRow row;
+    row.labels = run.labels;
+    row.predicted_verdict = theorems::to_text(cell.plan->verdict);
+    row.predicted_rate = cell.plan->rate().print(symbolic::Landau::kBigO);
+    const auto hit = by_key.find(run.key);
+    if (hit == by_key.end()) {
+      ++missing;
+    } else {
+      const numeric::RunRecord& r = *hit->second;
+      row.status = r.status;
+      row.best_nmse = r.best_validation_nmse;
+      row.parameters = r.parameters;
+      row.parameters_theory = r.parameters_theory;
+      row.seconds = r.seconds;
+      out.run_seconds += r.seconds;
+      if (r.status == "diverged") ++diverged;
+      cell.nmse.push_back(r.status == "diverged" ? std::numeric_limits<double>::infinity()
+                                                 : r.best_validation_nmse);
+      cell.theory_params.push_back(static_cast<double>(r.parameters_theory));
+    }
+    out.rows.push_back(row);
+  }
+  if (missing > 0) {
+    out.notes.push_back(fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}`)",
+                                    missing, runs.size(), spec.file.string()));
+  }
+  if (diverged > 0)
+    out.notes.push_back(
+        fmt::format("{} runs diverged; they are left out of the statistics", diverged));
+
+  if (spec.claim == "heads_phase") {
+    const std::string arm = spec.arm.empty() ? "heads" : spec.arm;
+    const std::string series_key = arm == "heads" ? "heads_pattern" : arm;
+    out.x_label = spec.group.empty() ? "configuration" : spec.group;
+    out.log_x = false;
+    std::map<std::string, std::vector<const Cell*>> groups;
+    for (const auto& [id, c] : cells)
+      groups[labels_except(c.labels, {arm, "heads", "heads_pattern", "L"})].push_back(&c);
+    for (const auto& [group, members] : groups) {
+      std::vector<std::vector<double>> good;
+      std::vector<std::vector<double>> bad;
+      std::string good_names;
+      std::string bad_names;
+      std::string medians;
+      for (const Cell* c : members) {
+        const bool efficient = c->plan->verdict == theorems::Verdict::kEfficient;
+        (efficient ? good : bad).push_back(c->nmse);
+        (efficient ? good_names : bad_names) +=
+            (efficient ? good_names : bad_names).empty() ? "" : ", ";
+        (efficient ? good_names : bad_names) += c->labels.at("heads");
+        medians += fmt::format("{}{} {}", medians.empty() ? "" : "; ", c->labels.at("heads"),
+                               sci(numeric::median_of(c->nmse)));
+      }
+      Claim claim;
+      claim.group = group;
+      if (good.empty() || bad.empty()) {
+        claim.prediction = good.empty() ? "no configuration here is efficient"
+                                        : "every configuration here is efficient";
+        claim.measured = "median NMSE " + medians;
+        claim.why = "the engine predicts no transition in this group, so there is no gap to test";
+        out.claims.push_back(claim);
+        continue;
+      }
+      claim = gap_claim(group,
+                        fmt::format("{} efficient, {} not: the efficient ones reach a lower NMSE",
+                                    good_names, bad_names),
+                        good, bad, medians);
+      out.claims.push_back(claim);
+    }
+    std::map<std::string, std::vector<std::pair<double, const Cell*>>> lines;
+    for (const auto& [id, c] : cells) {
+      const std::string name =
+          c.labels.count(series_key) ? c.labels.at(series_key) : c.labels.at("heads");
+      const double x = spec.group.empty() || !c.labels.count(spec.group)
+                           ? 0.0
+                           : as_number(c.labels.at(spec.group));
+      lines[name].emplace_back(x, &c);
+    }
+    for (auto& [name, points] : lines) out.series.push_back(series_from("heads " + name, points));
+  } else {
+    const bool exponent = spec.claim == "exponent";
+    const std::string xkey = exponent ? (spec.arm.empty() ? "ffn_width" : spec.arm) : "T";
+    out.x_label = exponent ? "parameters M (encoder + FFN + readout)" : "T";
+    std::map<std::string, std::vector<const Cell*>> lines;
+    for (const auto& [id, c] : cells)
+      lines[labels_except(c.labels, {xkey, "heads_pattern"})].push_back(&c);
+    for (const auto& [line, members] : lines) {
+      std::vector<double> xs;
+      std::vector<std::vector<double>> ys;
+      std::vector<std::pair<double, const Cell*>> points;
+      for (const Cell* c : members) {
+        const double x = exponent ? (c->theory_params.empty() ? 0.0 : c->theory_params.front())
+                                  : as_number(c->labels.count(xkey) ? c->labels.at(xkey)
+                                                                    : std::to_string(c->tokens));
+        xs.push_back(x);
+        ys.push_back(c->nmse);
+        points.emplace_back(x, c);
+      }
+      Series s = series_from(line, points);
+      Claim claim;
+      claim.group = line;
+      const theorems::Plan& plan = *members.front()->plan;
+      const std::string rate = plan.rate().print(symbolic::Landau::kBigO);
+      try {
+        if (!exponent) {
+          const bool efficient = plan.verdict == theorems::Verdict::kEfficient;
+          claim.prediction =
+              fmt::format("{} ({}): NMSE {} in T", rate, theorems::to_text(plan.verdict),
+                          efficient ? "does not grow" : "grows");
+          const numeric::GrowthTest g = numeric::classify_growth(xs, ys, "T");
+          claim.measured = numeric::to_text(g.growth) + ": " + g.evidence;
+          s.has_fit = true;
+          s.fit = g.fit;
+          const bool grows = g.growth == numeric::Growth::kGrowing;
+          const bool stays =
+              g.growth == numeric::Growth::kFlat || g.growth == numeric::Growth::kFalling;
+          claim.verdict = g.growth == numeric::Growth::kInconclusive ? Agreement::kInconclusive
+                          : (efficient ? stays : grows)              ? Agreement::kAgrees
+                                                                     : Agreement::kDisagrees;
+          claim.why = claim.verdict == Agreement::kInconclusive
+                          ? "the slope's interval straddles a class boundary"
+                      : claim.verdict == Agreement::kAgrees
+                          ? "the measured growth class is the predicted one"
+                          : "the measured growth class is the opposite of the prediction";
+          if (!s.median.empty() && s.median.front() >= kSaturated) {
+            claim.verdict = Agreement::kInconclusive;
+            claim.why = fmt::format(
+                "saturated: the median NMSE is {:.2f} already at T = {:g}; at this budget the "
+                "network "
+                "does not learn the target, so its growth in T cannot be measured",
+                s.median.front(), s.x.front());
+          }
+        } else {
+          const double a = exponent_at(plan, members.front()->tokens);
+          s.predicted_slope = -2.0 / a;
+          const numeric::PowerLawFit f = numeric::fit_power_law(xs, ys);
+          s.has_fit = true;
+          s.fit = f;
+          claim.prediction = fmt::format("{} at T = {}: NMSE ~ M^({:.2f})", rate,
+                                         members.front()->tokens, s.predicted_slope);
+          claim.measured = fmt::format(
+              "slope {:.2f} [{:.2f}, {:.2f}] (Theil-Sen {:.2f}) over M = {:g}..{:g}, {} points, up "
+              "to {} seeds",
+              f.slope, f.slope_ci.low, f.slope_ci.high, f.robust_slope, f.x_min, f.x_max, f.points,
+              f.seeds);
+          // The rate is an upper bound on M: NMSE must fall at least as fast as M^(-2/a).
+          claim.verdict =
+              f.slope_ci.low <= s.predicted_slope ? Agreement::kAgrees : Agreement::kDisagrees;
+          claim.why = f.slope_ci.contains(s.predicted_slope)
+                          ? "the predicted slope lies in the interval: the bound is tight here"
+                      : claim.verdict == Agreement::kAgrees
+                          ? fmt::format(
+                                "NMSE falls faster than the bound's M^({:.2f}): the bound holds "
+                                "and is not tight for "
+                                "this target",
+                                s.predicted_slope)
+                          : fmt::format(
+                                "NMSE falls slower than the bound's M^({:.2f}) allows (training "
+                                "adds optimisation "
+                                "error, which a longer run may reduce)",
+                                s.predicted_slope);
+        }
+      } catch (const std::invalid_argument&) {
+        claim.measured = "fewer than two points with finished runs";
+        claim.why = "not enough data";
+      }
+      out.claims.push_back(claim);
+      out.series.push_back(s);
+    }
+    if (!exponent) {  // arms predicted differently: compare them at the largest T
+      std::vector<std::vector<double>> good;
+      std::vector<std::vector<double>> bad;
+      std::string good_names;
+      std::string bad_names;
+      std::string medians;
+      double largest = 0;
+      for (const auto& [line, members] : lines) {
+        for (const Cell* c : members) largest = std::max(largest, static_cast<double>(c->tokens));
+      }
+      for (const auto& [line, members] : lines) {
+        for (const Cell* c : members) {
+          if (static_cast<double>(c->tokens) != largest) continue;
+          const bool efficient = c->plan->verdict == theorems::Verdict::kEfficient;
+          (efficient ? good : bad).push_back(c->nmse);
+          std::string& names = efficient ? good_names : bad_names;
+          names += (names.empty() ? "" : "; ") + line;
+          medians += fmt::format("{}{}: {}", medians.empty() ? "" : "; ", line,
+                                 sci(numeric::median_of(c->nmse)));
+        }
+      }
+      if (!good.empty() && !bad.empty()) {
+        out.claims.push_back(
+            gap_claim(fmt::format("at T = {:g}", largest),
+                      fmt::format("efficient ({}) reaches a lower NMSE than not efficient ({})",
+                                  good_names, bad_names),
+                      good, bad, medians));
+      }
+    }
+  }
+  return out;
+}
+
+std::string verification_text(const ExperimentResult& r) {
+  std::string out =
+      fmt::format("{} ({}, profile {}): {}\n", r.name, r.claim_kind, r.profile, r.title);
+  for (const Claim& c : r.claims) {
+    out += fmt::format("  [{}] {}\n    predicted: {}\n    measured:  {}\n    why:       {}\n",
+                       to_text(c.verdict), c.group, c.prediction, c.measured, c.why);
+  }
+  for (const std::string& n : r.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+}  // namespace infoflow::report
