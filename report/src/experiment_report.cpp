@@ -38,24 +38,20 @@ bool have(const char* tool) {
 }
 
 std::string figure_document(const std::string& name) {
-  return "\\documentclass{article}\n\\usepackage[paperwidth=12cm,paperheight=8.2cm,margin=2mm]{"
-         "geometry}\n"
-         "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n\\pagestyle{empty}\n\\begin{document}"
-         "\n\\centering\n"
-         "\\input{fig_" +
-         name + ".tex}\n\\end{document}\n";
+  return "\\documentclass{article}\n"
+         "\\usepackage[paperwidth=11.6cm,paperheight=8.3cm,margin=2mm]{geometry}\n"
+         "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n\\pagestyle{empty}\n"
+         "\\begin{document}\n\\centering\n\\input{fig_" + name + ".tex}\n\\end{document}\n";
 }
 
 }  // namespace
 
 std::string figure_pgfplots(const ExperimentResult& r) {
+  // The legend goes under the axis, two columns: series names are long ("L = 2, heads = (1,1)").
   std::string out = fmt::format(
-      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
-      "{}xlabel={{{}}}, "
-      "ylabel={{best validation NMSE}}, legend style={{font=\\scriptsize, fill=white, fill "
-      "opacity=0.8, "
-      "text opacity=1}}, legend pos=outer north east, legend columns=1, grid=major, grid "
-      "style={{gray!25}}]\n",
+      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, {}xlabel={{{}}}, "
+      "ylabel={{best validation NMSE}}, legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, "
+      "anchor=north, draw=none}}, legend columns=2, grid=major, grid style={{gray!25}}]\n",
       r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label));
   for (std::size_t i = 0; i < r.series.size(); ++i) {
     const Series& s = r.series[i];

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -12,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/temp_catalogue.hpp"
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using infoflow::testing::TempCatalogue;
 
@@ -272,6 +275,77 @@ BOOST_AUTO_TEST_CASE(bad_target_files_name_file_line_and_column) {
       << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a)\"\ncolour = 1\n";
   r = run("derive " + file.string());
   BOOST_TEST(contains(r.out, file.string() + ":4:10: error: target: unknown key 'colour'"));
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+std::vector<std::string> lines_of(const std::filesystem::path& file) {
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_sweep_killed_mid_way_resumes_and_keeps_every_run_once) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("infoflow_kill_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.toml")
+      << "[experiment]\nname = \"k\"\nclaim = \"growth_in_T\"\ntask = \"min_inner\"\n"
+         "[profile.quick]\nT = [4, 6, 8, 10, 12, 14]\nheads = \"1,1\"\nE = 8\n"
+         "seeds = [1, 2]\nsteps = 2500\nbatch = 16\nval_size = 64\n";
+  const std::filesystem::path results = dir / "results" / "k.jsonl";
+  const pid_t pid = ::fork();
+  BOOST_TEST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string spec = (dir / "k.toml").string();
+    const std::string out = (dir / "results").string();
+    ::execl(INFOFLOW_BINARY, INFOFLOW_BINARY, "sweep", spec.c_str(), "--results", out.c_str(),
+            "--workers", "2", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Kill it once some runs are in, mid-way through the others.
+  for (int i = 0; i < 1200 && lines_of(results).size() < 3; ++i) ::usleep(50000);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  BOOST_TEST(WIFSIGNALED(status));
+  const std::vector<std::string> before = lines_of(results);
+  BOOST_TEST_REQUIRE(before.size() >= 3u);
+  BOOST_TEST_REQUIRE(before.size() < 12u);  // it was stopped before the end
+  const Run resumed =
+      run("sweep " + (dir / "k.toml").string() + " --results " + (dir / "results").string());
+  BOOST_TEST(resumed.code == 0);
+  BOOST_TEST(contains(resumed.out, "12 runs: " + std::to_string(before.size()) + " already done, " +
+                                       std::to_string(12 - before.size()) + " run now"));
+  const std::vector<std::string> after = lines_of(results);
+  BOOST_TEST(after.size() == 12u);
+  std::set<std::string> keys;
+  for (const std::string& line : after)
+    keys.insert(nlohmann::json::parse(line).at("key").get<std::string>());
+  BOOST_TEST(keys.size() == 12u);  // every run exactly once
+  for (std::size_t i = 0; i < before.size(); ++i)
+    BOOST_TEST(after[i] == before[i]);  // finished runs kept as they were
+  std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_experiment_is_rejected_before_anything_runs) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("infoflow_badexp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "good.toml")
+      << "[experiment]\nname = \"good\"\nclaim = \"growth_in_T\"\ntask = \"min_inner\"\n"
+         "[profile.quick]\nT = [4, 6]\nheads = \"1\"\nE = 8\nseeds = [1]\nsteps = 5\n";
+  std::ofstream(dir / "bad.toml")
+      << "[experiment]\nname = \"bad\"\nclaim = \"growth_in_T\"\ntask = \"kth_max\"\n"
+         "[profile.quick]\nT = [4, 6]\nk = 5\nheads = \"1\"\nE = 8\nseeds = [1]\n";
+  const Run r = run("sweep " + (dir / "good.toml").string() + " " + (dir / "bad.toml").string() +
+                    " --results " + (dir / "results").string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "bad.toml:"));
+  BOOST_TEST(contains(r.out, "k must be between 1 and T = 4"));
+  BOOST_TEST(!std::filesystem::exists(dir / "results" / "good.jsonl"));  // nothing ran
   std::filesystem::remove_all(dir);
 }
 

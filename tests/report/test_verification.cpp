@@ -1,0 +1,204 @@
+// Verdicts on measurements made up to have a known answer, and the report folder.
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <boost/test/unit_test.hpp>
+
+#include "infoflow/core/random.hpp"
+#include "infoflow/report/experiment_report.hpp"
+#include "infoflow/report/verification.hpp"
+
+#include <unistd.h>
+
+namespace nm = infoflow::numeric;
+namespace rp = infoflow::report;
+namespace th = infoflow::theorems;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+  fs::path dir = fs::temp_directory_path() / ("infoflow_report_" + std::to_string(::getpid()));
+  th::Catalogue catalogue = th::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
+  Fixture() { fs::create_directories(dir); }
+  ~Fixture() { fs::remove_all(dir); }
+
+  nm::ExperimentSpec spec(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / (name + ".toml")) << text;
+    return nm::ExperimentSpec::load(dir / (name + ".toml"));
+  }
+};
+
+/// A record for every run of the profile, NMSE from `nmse(run)` times noise of 0.05 decade.
+std::vector<nm::RunRecord> measure(const nm::ExperimentSpec& spec,
+                                   const std::function<double(const nm::RunConfig&)>& nmse) {
+  std::vector<nm::RunRecord> out;
+  infoflow::Rng rng(3);
+  for (const nm::RunConfig& r : spec.runs("quick")) {
+    nm::RunRecord rec;
+    rec.key = r.key;
+    rec.experiment = r.experiment;
+    rec.labels = r.labels;
+    rec.status = "completed";
+    rec.best_validation_nmse = nmse(r) * std::pow(10.0, 0.05 * rng.normal());
+    rec.parameters = rec.parameters_theory = 100 * r.model.ffn_width;
+    out.push_back(rec);
+  }
+  return out;
+}
+
+const char* kPhase = R"([experiment]
+name = "phase"
+claim = "heads_phase"
+task = "intrinsic_dim"
+group = "D"
+arm = "heads"
+[profile.quick]
+D = [2, 3]
+T = 8
+heads = ["D,D", "D-1,D"]
+E = 16
+head_dim = 8
+seeds = [1, 2, 3]
+)";
+
+const char* kGrowth = R"([experiment]
+name = "growth"
+claim = "growth_in_T"
+task = "min_inner"
+[profile.quick]
+T = [4, 8, 16, 32]
+heads = ["1", "1,1"]
+E = 16
+seeds = [1, 2, 3]
+)";
+
+const char* kExponent = R"([experiment]
+name = "exponent"
+claim = "exponent"
+task = "fixed_positions"
+arm = "ffn_width"
+[profile.quick]
+T0 = 8
+T = 8
+heads = "1"
+E = 8
+ffn_width = [8, 16, 32, 64]
+seeds = [1, 2, 3]
+)";
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(verification, Fixture)
+
+BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagrees) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const nm::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  const rp::ExperimentResult good = rp::verify(
+      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; }),
+      engine);
+  BOOST_TEST_REQUIRE(good.claims.size() == 2u);
+  for (const rp::Claim& c : good.claims) BOOST_TEST(rp::to_text(c.verdict) == "agrees");
+  BOOST_TEST(good.claims[0].group == "D = 2");
+  const rp::ExperimentResult bad = rp::verify(
+      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-2 : 1e-5; }),
+      engine);
+  for (const rp::Claim& c : bad.claims) BOOST_TEST(rp::to_text(c.verdict) == "disagrees");
+  const rp::ExperimentResult same =
+      rp::verify(s, "quick", measure(s, [](const nm::RunConfig&) { return 1e-3; }), engine);
+  for (const rp::Claim& c : same.claims) BOOST_TEST(rp::to_text(c.verdict) == "inconclusive");
+  // Missing runs are reported, not silently dropped.
+  std::vector<nm::RunRecord> part = measure(s, [](const nm::RunConfig&) { return 1e-3; });
+  part.resize(5);
+  const rp::ExperimentResult partial = rp::verify(s, "quick", part, engine);
+  BOOST_TEST_REQUIRE(!partial.notes.empty());
+  BOOST_TEST(partial.notes[0].find("7 of 12 runs have no result yet") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("growth", kGrowth);
+  // One layer grows like T^1.5, two layers stay flat: both agree, and two layers win at T = 32.
+  const rp::ExperimentResult r =
+      rp::verify(s, "quick",
+                 measure(s,
+                         [](const nm::RunConfig& c) {
+                           return c.model.heads.size() == 1
+                                      ? 1e-4 * std::pow(static_cast<double>(c.task.tokens), 1.5)
+                                      : 1e-3;
+                         }),
+                 engine);
+  BOOST_TEST_REQUIRE(r.claims.size() == 3u);
+  for (const rp::Claim& c : r.claims)
+    BOOST_TEST(rp::to_text(c.verdict) == "agrees", c.group << ": " << c.why);
+  BOOST_TEST(r.claims[2].group == "at T = 32");
+  // One layer saturated near 1 at every T: flat, but that measures nothing.
+  const rp::ExperimentResult sat = rp::verify(
+      s, "quick",
+      measure(s, [](const nm::RunConfig& c) { return c.model.heads.size() == 1 ? 0.9 : 1e-3; }),
+      engine);
+  BOOST_TEST(rp::to_text(sat.claims[0].verdict) == "inconclusive");
+  BOOST_TEST(sat.claims[0].why.find("saturated") == 0u);
+  // Two layers growing while predicted efficient: a disagreement, said as such.
+  const rp::ExperimentResult worse =
+      rp::verify(s, "quick",
+                 measure(s,
+                         [](const nm::RunConfig& c) {
+                           return 1e-4 * static_cast<double>(c.task.tokens * c.task.tokens);
+                         }),
+                 engine);
+  BOOST_TEST(rp::to_text(worse.claims[1].verdict) == "disagrees");
+}
+
+BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("exponent", kExponent);
+  // T0 d / E - 1 = 3: the bound says NMSE falls at least like M^(-2/3).
+  auto with_slope = [&](double slope) {
+    return rp::verify(s, "quick",
+                      measure(s,
+                              [&](const nm::RunConfig& c) {
+                                return std::pow(100.0 * static_cast<double>(c.model.ffn_width),
+                                                slope);
+                              }),
+                      engine);
+  };
+  const rp::ExperimentResult steep = with_slope(-2.0);
+  BOOST_TEST(rp::to_text(steep.claims[0].verdict) == "agrees");
+  BOOST_TEST(steep.claims[0].why.find("not tight") != std::string::npos);
+  BOOST_TEST(steep.series[0].predicted_slope == -2.0 / 3.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(rp::to_text(with_slope(-2.0 / 3.0).claims[0].verdict) == "agrees");
+  BOOST_TEST(rp::to_text(with_slope(-0.1).claims[0].verdict) == "disagrees");
+}
+
+BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("growth", kGrowth);
+  const rp::ExperimentResult r = rp::verify(
+      s, "quick",
+      measure(s,
+              [](const nm::RunConfig& c) {
+                return c.model.heads.size() == 1 ? 1e-4 * static_cast<double>(c.task.tokens) : 1e-3;
+              }),
+      engine);
+  const bool need_pdf = std::getenv("INFOFLOW_REQUIRE_PDFLATEX") != nullptr;
+  const rp::ReportFiles files = rp::write_report(dir / "out", {r}, true);
+  for (const char* f : {"report.tex", "claims.csv", "results.csv", "fig_growth.tex"})
+    BOOST_TEST(fs::exists(dir / "out" / f), f);
+  std::ifstream csv(dir / "out" / "results.csv");
+  std::string header;
+  std::getline(csv, header);
+  BOOST_TEST(header.find("experiment,profile,labels,status,best_validation_nmse") == 0u);
+  if (need_pdf || files.pdf) {
+    BOOST_TEST(files.pdf, files.note);
+    BOOST_TEST(fs::file_size(dir / "out" / "report.pdf") > 1000u);
+    BOOST_TEST(fs::exists(dir / "out" / "fig_growth.png"));
+  }
+  BOOST_TEST(
+      !fs::exists(dir / "out" / (".build-" + std::to_string(::getpid()))));  // scratch removed
+}
+
+BOOST_AUTO_TEST_SUITE_END()
