@@ -349,4 +349,36 @@ BOOST_AUTO_TEST_CASE(a_bad_experiment_is_rejected_before_anything_runs) {
   std::filesystem::remove_all(dir);
 }
 
+BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("infoflow_shards_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string spec = (dir / "s.toml").string();
+  std::ofstream(spec) << "[experiment]\nname = \"s\"\ntitle = \"shards\"\nclaim = \"growth_in_T\"\ntask = \"kth_max\"\n"
+                         "[profile.quick]\nk = [1, 2]\nT = [4, 8]\nheads = \"1\"\nE = 8\nseeds = [1, 2]\nsteps = 40\n"
+                         "batch = 8\nval_size = 32\n";
+  const std::string a = (dir / "a").string();
+  const std::string b = (dir / "b").string();
+  BOOST_TEST(contains(run("sweep " + spec + " --results " + a + " --shard 0/2").out, "4 runs in shard 0/2"));
+  BOOST_TEST(run("sweep " + spec + " --results " + b + " --shard 1/2").code == 0);
+  const std::string merged = (dir / "m" / "s.jsonl").string();
+  std::filesystem::create_directories(dir / "m");
+  const Run m = run("merge " + a + "/s.jsonl " + b + "/s.jsonl " + a + "/s.jsonl -o " + merged);
+  BOOST_TEST(m.code == 0);
+  BOOST_TEST(contains(m.out, "(8 runs)"));
+  const Run v = run("verify " + spec + " --results " + (dir / "m").string());
+  BOOST_TEST(v.code == 0);
+  BOOST_TEST(contains(v.out, "s (growth_in_T, profile quick): shards"));
+  BOOST_TEST(contains(v.out, "predicted: O(eps^(-1)) (efficient): NMSE does not grow in T"));
+  const nlohmann::json j = nlohmann::json::parse(run("verify " + spec + " --json --results " + (dir / "m").string()).out);
+  BOOST_TEST(j[0]["claims"].size() == 3u);  // k = 1, k = 2, and the two compared at T = 8
+  const std::string out = (dir / "report").string();
+  const Run r = run("report " + spec + " --no-sweep --no-compile --results " + (dir / "m").string() + " -o " + out);
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(std::filesystem::exists(dir / "report" / "report.tex"));
+  BOOST_TEST(std::filesystem::exists(dir / "report" / "claims.csv"));
+  BOOST_TEST(run("sweep " + spec + " --shard 2/2").code == 2);
+  BOOST_TEST(contains(run("sweep " + spec + " --profile full").out, "has no profile 'full'"));
+  std::filesystem::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
