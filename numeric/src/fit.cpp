@@ -191,4 +191,43 @@ Gap log_gap(const std::vector<std::vector<double>>& low,
   return gap;
 }
 
+Transition locate_transition(const std::vector<std::vector<double>>& levels, std::uint64_t seed,
+                             int resamples) {
+  std::vector<std::vector<double>> groups;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    std::vector<double> g = usable(levels[i]);
+    if (g.empty()) continue;
+    groups.push_back(std::move(g));
+    index.push_back(i);
+  }
+  if (groups.size() < 2)
+    throw std::invalid_argument("locate_transition(): needs two levels with measurements");
+  auto drops = [](const std::vector<std::vector<double>>& gs) {
+    std::vector<double> d;
+    for (std::size_t i = 0; i + 1 < gs.size(); ++i) {
+      d.push_back(std::log10(percentile(gs[i], 0.5)) - std::log10(percentile(gs[i + 1], 0.5)));
+    }
+    return d;
+  };
+  const std::vector<double> d = drops(groups);
+  const auto largest = static_cast<std::size_t>(std::max_element(d.begin(), d.end()) - d.begin());
+  Transition t;
+  t.at = index[largest + 1];
+  t.decades = d[largest];
+  Rng rng(seed);
+  std::vector<double> sizes;
+  std::vector<std::vector<double>> resampled(groups.size());
+  for (int b = 0; b < resamples; ++b) {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      resampled[i].resize(groups[i].size());
+      for (double& v : resampled[i])
+        v = groups[i][static_cast<std::size_t>(rng.next() % groups[i].size())];
+    }
+    sizes.push_back(drops(resampled)[largest]);  // the size at the located place
+  }
+  t.ci = {percentile(sizes, 0.025), percentile(sizes, 0.975)};
+  return t;
+}
+
 }  // namespace infoflow::numeric

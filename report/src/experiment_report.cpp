@@ -40,8 +40,10 @@ bool have(const char* tool) {
 std::string figure_document(const std::string& name) {
   return "\\documentclass{article}\n"
          "\\usepackage[paperwidth=11.6cm,paperheight=8.3cm,margin=2mm]{geometry}\n"
-         "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n\\pagestyle{empty}\n"
-         "\\begin{document}\n\\centering\n\\input{fig_" + name + ".tex}\n\\end{document}\n";
+         "\\usepackage{pgfplots}\n\\usepgfplotslibrary{fillbetween}\n\\pgfplotsset{compat=1.18}\n"
+         "\\pagestyle{empty}\n"
+         "\\begin{document}\n\\centering\n\\input{fig_" +
+         name + ".tex}\n\\end{document}\n";
 }
 
 }  // namespace
@@ -49,7 +51,8 @@ std::string figure_document(const std::string& name) {
 std::string figure_pgfplots(const ExperimentResult& r) {
   // The legend goes under the axis, two columns: series names are long ("L = 2, heads = (1,1)").
   std::string out = fmt::format(
-      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, {}xlabel={{{}}}, "
+      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
+      "{}xlabel={{{}}}, "
       "ylabel={{best validation NMSE}}, legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, "
       "anchor=north, draw=none}}, legend columns=2, grid=major, grid style={{gray!25}}]\n",
       r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label));
@@ -67,6 +70,17 @@ std::string figure_pgfplots(const ExperimentResult& r) {
     }
     out += "};\n\\addlegendentry{" + latex_escape(s.name) + "}\n";
     if (s.has_fit && s.x.size() >= 2) {
+      // The slope's bootstrap interval as a band, pivoting at the geometric mean of x.
+      const double pivot = std::sqrt(s.x.front() * s.x.back());
+      const double at_pivot = std::pow(10.0, s.fit.intercept) * std::pow(pivot, s.fit.slope);
+      out += fmt::format(
+          "\\addplot[draw=none, name path=lo{0}, domain={1:g}:{2:g}, samples=2, forget plot] "
+          "{{{3:.6e}*(x/{4:g})^({5:.6f})}};\n"
+          "\\addplot[draw=none, name path=hi{0}, domain={1:g}:{2:g}, samples=2, forget plot] "
+          "{{{3:.6e}*(x/{4:g})^({6:.6f})}};\n"
+          "\\addplot[{7}, opacity=0.12, forget plot] fill between[of=lo{0} and hi{0}];\n",
+          i, s.x.front(), s.x.back(), at_pivot, pivot, s.fit.slope_ci.low, s.fit.slope_ci.high,
+          colour);
       out += fmt::format(
           "\\addplot[{}, dashed, domain={:g}:{:g}, samples=2, forget plot] "
           "{{10^({:.6f})*x^({:.6f})}};\n",
@@ -143,7 +157,8 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
   std::string doc =
       "\\documentclass[10pt]{article}\n\\usepackage[margin=1.8cm]{geometry}\n\\usepackage{booktabs,"
       "longtable,pgfplots}\n"
-      "\\pgfplotsset{compat=1.18}\n\\title{InfoFlow: predictions against "
+      "\\usepgfplotslibrary{fillbetween}\n\\pgfplotsset{compat=1.18}\n\\title{InfoFlow: "
+      "predictions against "
       "measurements}\n\\author{infoflow report}\n\\date{}\n"
       "\\begin{document}\n\\maketitle\n";
   doc += fmt::format(

@@ -1,6 +1,7 @@
 #include "infoflow/report/verification.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -224,6 +225,28 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
                         fmt::format("{} efficient, {} not: the efficient ones reach a lower NMSE",
                                     good_names, bad_names),
                         good, bad, medians);
+      // Where the measured transition lies, along configurations ordered by their heads.
+      std::vector<const Cell*> ordered = members;
+      std::sort(ordered.begin(), ordered.end(), [](const Cell* x, const Cell* y) {
+        const auto total = [](const Cell* c) {
+          long t = 0;
+          for (const char ch : c->labels.at("heads"))
+            t += std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0' : 0;
+          return t;
+        };
+        return std::make_pair(total(x), x->labels.at("heads")) <
+               std::make_pair(total(y), y->labels.at("heads"));
+      });
+      std::vector<std::vector<double>> levels;
+      for (const Cell* c : ordered) levels.push_back(c->nmse);
+      try {
+        const numeric::Transition t = numeric::locate_transition(levels);
+        claim.measured += fmt::format(
+            "; largest drop {:.2f} decades [{:.2f}, {:.2f}] from {} to {}", t.decades, t.ci.low,
+            t.ci.high, ordered[t.at - 1]->labels.at("heads"), ordered[t.at]->labels.at("heads"));
+      } catch (const std::invalid_argument&) {
+        // fewer than two configurations with results: the gap claim says so already
+      }
       out.claims.push_back(claim);
     }
     std::map<std::string, std::vector<std::pair<double, const Cell*>>> lines;

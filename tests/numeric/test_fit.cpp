@@ -93,4 +93,24 @@ BOOST_AUTO_TEST_CASE(non_finite_measurements_are_dropped_and_too_little_data_ref
   BOOST_CHECK_THROW((void)nm::fit_power_law({1, 2}, {{1.0}, {INFINITY}}), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(locates_a_transition_and_its_size) {
+  // NMSE against heads h = 1..5: 1e-2 until h = 3, then 1e-4: the drop lies before level 3.
+  infoflow::Rng rng(4);
+  std::vector<std::vector<double>> levels;
+  for (int h = 1; h <= 5; ++h) {
+    std::vector<double> g;
+    for (int s = 0; s < 4; ++s)
+      g.push_back((h < 3 ? 1e-2 : 1e-4) * std::pow(10.0, 0.1 * rng.normal()));
+    levels.push_back(g);
+  }
+  const nm::Transition t = nm::locate_transition(levels);
+  BOOST_TEST(t.at == 2u);
+  BOOST_TEST(std::abs(t.decades - 2.0) < 0.25);
+  BOOST_TEST(t.ci.low > 1.6);
+  BOOST_TEST(t.ci.high < 2.4);
+  levels[0] = {};  // a level without data is skipped, indices stay those of the input
+  BOOST_TEST(nm::locate_transition(levels).at == 2u);
+  BOOST_CHECK_THROW((void)nm::locate_transition({{1.0}}), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

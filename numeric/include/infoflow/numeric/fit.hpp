@@ -65,6 +65,18 @@ Gap log_gap(const std::vector<std::vector<double>>& low,
             const std::vector<std::vector<double>>& high, std::uint64_t seed = 1,
             int resamples = 2000);
 
+/// Where a phase transition lies along ordered levels (head counts, say): the largest drop of
+/// the log10 median from one level to the next, its size in decades and the bootstrap interval of
+/// that size. `at` is the index of the level after the drop.
+struct Transition {
+  std::size_t at = 0;
+  double decades = 0;
+  Interval ci;
+};
+/// Needs two levels with measurements at least; throws std::invalid_argument otherwise.
+Transition locate_transition(const std::vector<std::vector<double>>& levels, std::uint64_t seed = 1,
+                             int resamples = 2000);
+
 /// The median of positive finite values (NaN if none).
 double median_of(std::vector<double> values);
 
