@@ -523,8 +523,9 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
         const RunConfig& run = *pending[i];
         const std::unique_ptr<Task> task = run.make();
         const TrainResult result = train(run.model, *task, run.training);
-        store.append(run, result);
+        // One writer at a time: append() looks at the file's last byte before writing.
         const std::lock_guard<std::mutex> lock(mutex);
+        store.append(run, result);
         ++state.done;
         if (result.status == RunStatus::kDiverged)
           ++summary.diverged;
