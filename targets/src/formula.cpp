@@ -146,7 +146,8 @@ class Builder {
   Node build(const PNode& n) {
     if (n.is_type<grammar::expr>() || n.is_type<grammar::term>()) return fold(n);
     if (n.is_type<grammar::negate>()) {
-      Node out{Node::Kind::kNeg};
+      Node out;
+      out.kind = Node::Kind::kNeg;
       out.column = column_of(n);
       out.args.push_back(build(*n.children.front()));
       return out;
@@ -154,21 +155,24 @@ class Builder {
     if (n.is_type<grammar::power>()) {
       Node base = build(*n.children.front());
       if (n.children.size() == 1) return base;
-      Node out{Node::Kind::kPow};
+      Node out;
+      out.kind = Node::Kind::kPow;
       out.column = base.column;
       out.args.push_back(std::move(base));
       out.args.push_back(build(*n.children.back()));
       return out;
     }
     if (n.is_type<grammar::literal>()) {
-      Node out{Node::Kind::kNumber};
+      Node out;
+      out.kind = Node::Kind::kNumber;
       out.number = std::stod(n.children.front()->string());
       out.column = column_of(n);
       return out;
     }
     if (n.is_type<grammar::ref>()) return ref(n);
     if (n.is_type<grammar::call>()) {
-      Node out{Node::Kind::kCall};
+      Node out;
+      out.kind = Node::Kind::kCall;
       out.name = n.children.front()->string();
       out.column = column_of(n);
       for (std::size_t i = 1; i < n.children.size(); ++i) out.args.push_back(build(*n.children[i]));
@@ -199,7 +203,8 @@ class Builder {
   }
 
   Node ref(const PNode& n) {
-    Node out{Node::Kind::kRef};
+    Node out;
+    out.kind = Node::Kind::kRef;
     out.name = n.children.front()->string();
     out.column = column_of(n);
     if (n.children.size() == 2) {
@@ -215,7 +220,8 @@ class Builder {
   }
 
   Node reduction(const PNode& n) {
-    Node out{Node::Kind::kReduce};
+    Node out;
+    out.kind = Node::Kind::kReduce;
     out.column = column_of(n);
     std::size_t i = 0;
     if (n.is_type<grammar::kth>()) {
