@@ -50,7 +50,8 @@ std::unique_ptr<numeric::Task> formula_task(const TrainArguments& a, bool tokens
   targets::Evaluator evaluator(spec.formula, spec.set, spec.token_dim, a.task.seed);
   return numeric::make_formula_task(
       spec.name, std::move(evaluator),
-      numeric::InputDistribution{spec.variance, spec.min_norm, spec.max_norm});
+      numeric::InputDistribution{spec.variance, spec.min_norm, spec.max_norm},
+      spec.positional ? numeric::PositionalEncoding::kLearned : numeric::PositionalEncoding::kNone);
 }
 
 /// A progress line, redrawn in place, only when standard error is a terminal outside CI.

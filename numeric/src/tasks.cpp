@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/targets/analysis.hpp"
 
 namespace infoflow::numeric {
 
@@ -195,23 +196,23 @@ class TriangleCentre final : public Task {
 /// A target given by a formula of the target language.
 class FormulaTask final : public Task {
  public:
-  FormulaTask(std::string name, targets::Evaluator evaluator, InputDistribution inputs)
+  FormulaTask(std::string name, targets::Evaluator evaluator, InputDistribution inputs,
+              PositionalEncoding positional)
       : Task(evaluator.tokens(), evaluator.token_dim(), inputs),
         name_(std::move(name)),
-        evaluator_(std::move(evaluator)) {}
+        evaluator_(std::move(evaluator)),
+        positional_(positional) {}
   std::string name() const override { return name_; }
   std::string description() const override {
     return targets::to_text(evaluator_.formula().root()) + "; " + inputs().description(token_dim());
   }
-  PositionalEncoding recommended_positional() const override {
-    return evaluator_.formula().highest_position() > 0 ? PositionalEncoding::kLearned
-                                                       : PositionalEncoding::kNone;
-  }
+  PositionalEncoding recommended_positional() const override { return positional_; }
   double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const override { return evaluator_(x); }
 
  private:
   std::string name_;
   targets::Evaluator evaluator_;
+  PositionalEncoding positional_;
 };
 
 void require(bool ok, const std::string& message) {
@@ -295,8 +296,15 @@ TaskFormula formula_of(const TaskOptions& o) {
 }
 
 std::unique_ptr<Task> make_formula_task(std::string name, targets::Evaluator evaluator,
-                                        InputDistribution inputs) {
-  return std::make_unique<FormulaTask>(std::move(name), std::move(evaluator), inputs);
+                                        InputDistribution inputs,
+                                        std::optional<PositionalEncoding> positional) {
+  if (!positional) {  // positions read outside comparisons can only be found with an encoding
+    const targets::Analysis a = targets::analyze(evaluator.formula());
+    const bool reads_positions = !a.fixed_positions.empty() || !a.fixed_ranges.empty() ||
+                                 evaluator.formula().highest_position() > 0;
+    positional = reads_positions ? PositionalEncoding::kLearned : PositionalEncoding::kNone;
+  }
+  return std::make_unique<FormulaTask>(std::move(name), std::move(evaluator), inputs, *positional);
 }
 
 void draw_samples(const Task& task, std::uint64_t seed, Index first, Index count,

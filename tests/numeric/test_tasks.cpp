@@ -145,7 +145,9 @@ BOOST_AUTO_TEST_CASE(every_builtin_task_is_a_formula_with_the_same_values) {
       const auto native = nm::make_task(o);
       const nm::TaskFormula f = nm::formula_of(o);
       const auto formula = nm::make_formula_task(
-          name, infoflow::targets::Evaluator(infoflow::targets::Formula::parse(f.text), f.bindings, f.token_dim, o.seed),
+          name,
+          infoflow::targets::Evaluator(infoflow::targets::Formula::parse(f.text), f.bindings,
+                                       f.token_dim, o.seed),
           f.inputs);
       MatrixXd x(native->token_dim(), 7 * 20);
       Eigen::VectorXd y_native(20);
@@ -155,10 +157,23 @@ BOOST_AUTO_TEST_CASE(every_builtin_task_is_a_formula_with_the_same_values) {
       nm::draw_samples(*formula, 3, 0, 20, x_formula, y_formula);
       BOOST_TEST_INFO(name << ": " << f.text);
       BOOST_TEST((x_formula.array() == x.array()).all());  // same input distribution
-      BOOST_TEST((y_formula - y_native).cwiseAbs().maxCoeff() < 1e-12 * (1 + y_native.cwiseAbs().maxCoeff()));
+      BOOST_TEST((y_formula - y_native).cwiseAbs().maxCoeff() <
+                 1e-12 * (1 + y_native.cwiseAbs().maxCoeff()));
       BOOST_TEST(y_native.cwiseAbs().maxCoeff() > 0.0);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_formula_reading_fixed_positions_asks_for_a_positional_encoding) {
+  auto task = [](const std::string& text) {
+    return nm::make_formula_task(
+        "f", infoflow::targets::Evaluator(infoflow::targets::Formula::parse(text),
+                                          {{"T", 6}, {"T0", 3}}, 2, 1));
+  };
+  BOOST_TEST(nm::to_string(task("sqnorm(sum(p = 1..T0) x[p])")->recommended_positional()) ==
+             "learned");
+  BOOST_TEST(nm::to_string(task("sqnorm(x[2])")->recommended_positional()) == "learned");
+  BOOST_TEST(nm::to_string(task("max(t) sqnorm(x[t])")->recommended_positional()) == "none");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

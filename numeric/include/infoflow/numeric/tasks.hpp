@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,10 +86,11 @@ struct TaskFormula {
 [[nodiscard]] TaskFormula formula_of(const TaskOptions& options);
 
 /// A task whose target is a formula; `name` labels it in reports. The evaluator's T and d are
-/// the task's; its parameters come from the evaluator's task seed.
-[[nodiscard]] std::unique_ptr<Task> make_formula_task(std::string name,
-                                                      targets::Evaluator evaluator,
-                                                      InputDistribution inputs = {});
+/// the task's; its parameters come from the evaluator's task seed. The positional encoding it
+/// recommends is `positional` if given, else learned when the formula reads fixed positions.
+[[nodiscard]] std::unique_ptr<Task> make_formula_task(
+    std::string name, targets::Evaluator evaluator, InputDistribution inputs = {},
+    std::optional<PositionalEncoding> positional = std::nullopt);
 
 /// The task names make_task() accepts.
 [[nodiscard]] const std::vector<std::string>& task_names();
