@@ -99,11 +99,12 @@ std::string figure_pgfplots(const ExperimentResult& r) {
 
 std::string claims_table_latex(const ExperimentResult& r) {
   std::string out =
-      "\\begin{longtable}{p{0.16\\textwidth}p{0.3\\textwidth}p{0.34\\textwidth}l}\n\\toprule\n"
-      "Group & Predicted & Measured & Verdict \\\\\n\\midrule\n\\endhead\n";
+      "\\begin{longtable}{p{0.13\\textwidth}p{0.25\\textwidth}p{0.3\\textwidth}p{0.22\\textwidth}}\n"
+      "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
-    out += fmt::format("{} & {} & {} & \\textbf{{{}}} \\\\\n", latex_escape(c.group),
-                       latex_escape(c.prediction), latex_escape(c.measured), to_text(c.verdict));
+    out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {} \\\\\n", latex_escape(c.group),
+                       latex_escape(c.prediction), latex_escape(c.measured), to_text(c.verdict),
+                       latex_escape(c.why));
   }
   return out + "\\bottomrule\n\\end{longtable}\n";
 }
