@@ -1,6 +1,8 @@
 // The InfoFlow engine against the predictions THEORY.md section 4 lists as checks of the
 // formalization, over grids of architectures.
+#include <set>
 #include <string>
+#include <tuple>
 
 #include <boost/test/unit_test.hpp>
 
@@ -108,8 +110,10 @@ BOOST_AUTO_TEST_CASE(fixed_positions_cost_does_not_depend_on_T) {
   BOOST_TEST_REQUIRE(p.steps.size() == 1u);
   BOOST_TEST((p.steps[0].action == th::Action::kPositionAggregation));
   BOOST_TEST(p.sets.back().readout == "{1, 2, 3}");
-  // A named range of positions is resolved: T0 = 5 positions, decoded at 5 d/E - 1 = 1/4: the floor.
-  const th::Plan named = engine.plan(target("sqnorm(sum(p = 1..T0) x[p])", {{"T0", 5}}), arch({1}, true));
+  // A named range of positions is resolved: T0 = 5 positions, decoded at 5 d/E - 1 = 1/4: the
+  // floor.
+  const th::Plan named =
+      engine.plan(target("sqnorm(sum(p = 1..T0) x[p])", {{"T0", 5}}), arch({1}, true));
   BOOST_TEST(th::to_text(named.verdict) == "efficient");
   BOOST_TEST(named.sets.back().readout == "{1, 2, 3, 4, 5}");
   // Without a positional encoding only global aggregation reaches fixed positions.
@@ -140,6 +144,14 @@ BOOST_AUTO_TEST_CASE(plan_reports_information_sets_and_steps) {
   const th::Plan short_one = engine.plan(target(kIntrinsic, {{"D", 2}}), arch({1, 2}));
   BOOST_TEST_REQUIRE(!short_one.fallbacks.empty());
   BOOST_TEST(short_one.fallbacks[0].find("no free head at the tokens") != std::string::npos);
+  // Every slot is used once: no two steps share a (layer, token class, head).
+  for (const th::Plan* q : {&p, &short_one}) {
+    std::set<std::tuple<long, int, long>> slots;
+    for (const th::PlanStep& s : q->steps) {
+      BOOST_TEST(slots.insert({s.layer, static_cast<int>(s.where), s.head}).second);
+      BOOST_TEST(s.head <= q->architecture.heads[static_cast<std::size_t>(s.layer - 1)]);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {

@@ -321,10 +321,12 @@ Plan Engine::plan(const Target& target, const Architecture& arch) {
   }
   if (!aggregate.empty()) {
     long l = take(free_readout, 0);
+    long head = l >= 0 ? head_number(free_readout, l) : 0;
     if (l < 0) {  // give up the last readout retrieval: aggregation covers it too
       for (auto it = p.steps.rbegin(); it != p.steps.rend(); ++it) {
         if (it->where == TokenClass::kReadout) {
           l = it->layer - 1;
+          head = it->head;  // the aggregation takes over that head
           aggregate.push_back("the readout retrieval of layer " + std::to_string(it->layer) +
                               " makes room for the aggregation, which covers it");
           p.steps.erase(std::next(it).base());
@@ -334,10 +336,8 @@ Plan Engine::plan(const Target& target, const Architecture& arch) {
     }
     const GiNaC::ex a = decode_exponent(sym("T"), arch);
     entries.insert(costs_.decoding);
-    p.steps.push_back(PlanStep{
-        l + 1, arch.heads[static_cast<std::size_t>(l)] - free_readout[static_cast<std::size_t>(l)],
-        TokenClass::kReadout, Action::kGlobalAggregation, "every position {1, ..., T}",
-        costs_.decoding, a});
+    p.steps.push_back(PlanStep{l + 1, head, TokenClass::kReadout, Action::kGlobalAggregation,
+                               "every position {1, ..., T}", costs_.decoding, a});
     p.fallbacks = aggregate;
   }
   std::stable_sort(p.steps.begin(), p.steps.end(), [](const PlanStep& x, const PlanStep& y) {
