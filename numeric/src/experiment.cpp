@@ -213,6 +213,26 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
   }
   spec.group = text("group", false);
   spec.arm = text("arm", false);
+  if (const toml::node* d = e->get("d");
+      d != nullptr && !(d->is_integer() && d->as_integer()->get() >= 1)) {
+    throw InputError(location(file, d->source()), "experiment: 'd' must be an integer >= 1");
+  }
+  if (const toml::node* in = e->get("inputs")) {
+    const toml::table* t = in->as_table();
+    if (t == nullptr)
+      throw InputError(location(file, in->source()), "experiment: 'inputs' must be a table");
+    for (const auto& [key, value] : *t) {
+      const std::string k(key.str());
+      if (k != "variance" && k != "min_norm" && k != "max_norm") {
+        throw InputError(
+            location(file, value.source()),
+            "experiment: unknown key inputs." + k + " (known: variance, min_norm, max_norm)");
+      }
+      if (!value.is_number())
+        throw InputError(location(file, value.source()),
+                         "experiment: inputs." + k + " must be a number");
+    }
+  }
   if (text("task", false).empty() == text("formula", false).empty()) {
     throw InputError(location(file, e->source()),
                      "experiment: give exactly one of 'task' and 'formula'");
@@ -353,7 +373,8 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
     try {
       if (integers.count("T") == 0) integers["T"] = r.task.tokens;
       r.model.heads = resolve_heads(heads_pattern, integers, heads_at);
-      if (r.labels.count("heads") != 0) r.labels["heads_pattern"] = r.labels["heads"];  // as written
+      if (r.labels.count("heads") != 0)
+        r.labels["heads_pattern"] = r.labels["heads"];  // as written
       r.labels["heads"] = r.model.heads_string();
       r.labels["L"] = std::to_string(r.model.heads.size());
       std::unique_ptr<Task> task;

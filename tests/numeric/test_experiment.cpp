@@ -111,6 +111,10 @@ BOOST_AUTO_TEST_CASE(bad_specs_are_rejected_with_file_and_line) {
   BOOST_TEST(error_of(d, s).find("bad.toml:4:9: error: experiment: claim 'vibes'") !=
              std::string::npos);
   BOOST_TEST(error_of(d, "[experiment\n").find("bad.toml:1:") != std::string::npos);
+  s = kSpec;
+  s.replace(s.find("arm = \"heads\""), 14, "arm = \"heads\"\ninputs = { varience = 2.0 }");
+  BOOST_TEST(error_of(d, s).find("bad.toml:8:23: error: experiment: unknown key inputs.varience") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_sweep_resumes_and_never_repeats_a_run) {
