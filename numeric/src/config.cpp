@@ -83,47 +83,51 @@ std::string ModelConfig::heads_string() const {
 
 ParameterLayout::ParameterLayout(const ModelConfig& config) {
   const Index e = config.embedding;
-  add("embed.weight", e, config.token_dim, ParameterGroup::kEncoder, true);
-  add("embed.bias", e, 1, ParameterGroup::kEncoder, false);
+  ModelTensors& ix = index_;
+  ix.embed_weight = add("embed.weight", e, config.token_dim, ParameterGroup::kEncoder, true);
+  ix.embed_bias = add("embed.bias", e, 1, ParameterGroup::kEncoder, false);
   if (config.positional == PositionalEncoding::kLearned) {
-    add("embed.position", e, config.tokens, ParameterGroup::kEncoder, false);
+    ix.embed_position = add("embed.position", e, config.tokens, ParameterGroup::kEncoder, false);
   }
-  add("embed.readout_token", e, 1, ParameterGroup::kEncoder, false);
+  ix.embed_readout_token = add("embed.readout_token", e, 1, ParameterGroup::kEncoder, false);
   for (Index l = 0; l < config.layers(); ++l) {
     const std::string p = "layer" + std::to_string(l + 1) + ".";
     const Index hn = config.heads[static_cast<std::size_t>(l)] * config.head_dim_of(l);
+    LayerTensors lt;
     if (config.pre_layer_norm) {
-      add(p + "ln1.gain", e, 1, ParameterGroup::kNorm, false);
-      add(p + "ln1.bias", e, 1, ParameterGroup::kNorm, false);
+      lt.ln1_gain = add(p + "ln1.gain", e, 1, ParameterGroup::kNorm, false);
+      lt.ln1_bias = add(p + "ln1.bias", e, 1, ParameterGroup::kNorm, false);
     }
-    add(p + "attn.q", hn, e, ParameterGroup::kAttention, true);
-    add(p + "attn.k", hn, e, ParameterGroup::kAttention, true);
-    add(p + "attn.v", hn, e, ParameterGroup::kAttention, true);
-    add(p + "attn.o", e, hn, ParameterGroup::kAttention, true);
-    add(p + "attn.o_bias", e, 1, ParameterGroup::kAttention, false);
+    lt.attn_q = add(p + "attn.q", hn, e, ParameterGroup::kAttention, true);
+    lt.attn_k = add(p + "attn.k", hn, e, ParameterGroup::kAttention, true);
+    lt.attn_v = add(p + "attn.v", hn, e, ParameterGroup::kAttention, true);
+    lt.attn_o = add(p + "attn.o", e, hn, ParameterGroup::kAttention, true);
+    lt.attn_o_bias = add(p + "attn.o_bias", e, 1, ParameterGroup::kAttention, false);
     if (config.pre_layer_norm) {
-      add(p + "ln2.gain", e, 1, ParameterGroup::kNorm, false);
-      add(p + "ln2.bias", e, 1, ParameterGroup::kNorm, false);
+      lt.ln2_gain = add(p + "ln2.gain", e, 1, ParameterGroup::kNorm, false);
+      lt.ln2_bias = add(p + "ln2.bias", e, 1, ParameterGroup::kNorm, false);
     }
-    add(p + "ffn.w1", config.ffn_width, e, ParameterGroup::kFfn, true);
-    add(p + "ffn.b1", config.ffn_width, 1, ParameterGroup::kFfn, false);
-    add(p + "ffn.w2", e, config.ffn_width, ParameterGroup::kFfn, true);
-    add(p + "ffn.b2", e, 1, ParameterGroup::kFfn, false);
+    lt.ffn_w1 = add(p + "ffn.w1", config.ffn_width, e, ParameterGroup::kFfn, true);
+    lt.ffn_b1 = add(p + "ffn.b1", config.ffn_width, 1, ParameterGroup::kFfn, false);
+    lt.ffn_w2 = add(p + "ffn.w2", e, config.ffn_width, ParameterGroup::kFfn, true);
+    lt.ffn_b2 = add(p + "ffn.b2", e, 1, ParameterGroup::kFfn, false);
+    ix.layers.push_back(lt);
   }
   if (config.pre_layer_norm) {
-    add("final_ln.gain", e, 1, ParameterGroup::kNorm, false);
-    add("final_ln.bias", e, 1, ParameterGroup::kNorm, false);
+    ix.final_ln_gain = add("final_ln.gain", e, 1, ParameterGroup::kNorm, false);
+    ix.final_ln_bias = add("final_ln.bias", e, 1, ParameterGroup::kNorm, false);
   }
-  add("readout.w1", config.readout_width, e, ParameterGroup::kReadout, true);
-  add("readout.b1", config.readout_width, 1, ParameterGroup::kReadout, false);
-  add("readout.w2", 1, config.readout_width, ParameterGroup::kReadout, true);
-  add("readout.b2", 1, 1, ParameterGroup::kReadout, false);
+  ix.readout_w1 = add("readout.w1", config.readout_width, e, ParameterGroup::kReadout, true);
+  ix.readout_b1 = add("readout.b1", config.readout_width, 1, ParameterGroup::kReadout, false);
+  ix.readout_w2 = add("readout.w2", 1, config.readout_width, ParameterGroup::kReadout, true);
+  ix.readout_b2 = add("readout.b2", 1, 1, ParameterGroup::kReadout, false);
 }
 
-void ParameterLayout::add(std::string name, Index rows, Index cols, ParameterGroup group,
-                          bool decay) {
+int ParameterLayout::add(std::string name, Index rows, Index cols, ParameterGroup group,
+                         bool decay) {
   tensors_.push_back(TensorInfo{std::move(name), rows, cols, size_, group, decay});
   size_ += rows * cols;
+  return static_cast<int>(tensors_.size()) - 1;
 }
 
 const TensorInfo& ParameterLayout::find(std::string_view name) const {

@@ -162,19 +162,24 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
   }
   count_ = count;
   inputs_ = inputs;
-  auto p = [&](const std::string& name) { return model.tensor(name); };
-  auto raw = [&](const std::string& name) { return model.tensor(name).data(); };
+  const std::vector<TensorInfo>& tensors = model.layout().tensors();
+  const ModelTensors& ix = model.layout().index();
+  auto p = [&](int i) {
+    const TensorInfo& t = tensors[static_cast<std::size_t>(i)];
+    return ConstMatrixMap<Scalar>(model.parameters().data() + t.offset, t.rows, t.cols);
+  };
+  auto raw = [&](int i) { return p(i).data(); };
 
   // Encoder: z[:, b*S + i] = W_e x_i + b_e (+ position i), z[:, b*S + T] = readout token.
   const ConstMatrixMap<Scalar> x(inputs, c.token_dim, count * t);
   MatrixMap<Scalar> emb = map(embedded_, count * t);
-  layers::linear_forward<Scalar>(p("embed.weight"), raw("embed.bias"), x, emb);
+  layers::linear_forward<Scalar>(p(ix.embed_weight), raw(ix.embed_bias), x, emb);
   MatrixMap<Scalar> z0 = map(layers_[0].input, n_all);
-  const ConstMatrixMap<Scalar> token = p("embed.readout_token");
+  const ConstMatrixMap<Scalar> token = p(ix.embed_readout_token);
   for (Index b = 0; b < count; ++b) {
     z0.block(0, b * s, e, t) = emb.block(0, b * t, e, t);
     if (c.positional == PositionalEncoding::kLearned)
-      z0.block(0, b * s, e, t) += p("embed.position");
+      z0.block(0, b * s, e, t) += p(ix.embed_position);
     if (c.positional == PositionalEncoding::kSinusoidal)
       z0.block(0, b * s, e, t) += model.sinusoid();
     z0.col(b * s + t) = token;
@@ -182,7 +187,7 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
 
   for (Index l = 0; l < c.layers(); ++l) {
     const LayerSlots& ls = layers_[static_cast<std::size_t>(l)];
-    const std::string pre = "layer" + std::to_string(l + 1) + ".";
+    const LayerTensors& lt = ix.layers[static_cast<std::size_t>(l)];
     const Index heads = c.heads[static_cast<std::size_t>(l)];
     const Index hn = heads * c.head_dim_of(l);
     const Index nq = full(l) ? n_all : count;
@@ -191,7 +196,7 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
     if (c.pre_layer_norm) {
       MatrixMap<Scalar> a1 = map(ls.normed1, n_all);
       MatrixMap<Scalar> st = map(ls.stats1, n_all);
-      layers::layer_norm_forward<Scalar>(z, raw(pre + "ln1.gain"), raw(pre + "ln1.bias"), a1, st);
+      layers::layer_norm_forward<Scalar>(z, raw(lt.ln1_gain), raw(lt.ln1_bias), a1, st);
       a1_data = a1.data();
     }
     const MatrixMap<Scalar> a1(a1_data, e, n_all);
@@ -199,10 +204,10 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
     MatrixMap<Scalar> v = map(ls.v, n_all);
     MatrixMap<Scalar> q = map(ls.q, nq);
     MatrixMap<Scalar> mid = map(ls.mid, nq);
-    k.noalias() = p(pre + "attn.k") * a1;
-    v.noalias() = p(pre + "attn.v") * a1;
+    k.noalias() = p(lt.attn_k) * a1;
+    v.noalias() = p(lt.attn_v) * a1;
     if (full(l)) {
-      q.noalias() = p(pre + "attn.q") * a1;
+      q.noalias() = p(lt.attn_q) * a1;
       mid = z;
     } else {
       MatrixMap<Scalar> qin = map(ls.query_in, count);
@@ -210,33 +215,33 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
         qin.col(b) = a1.col(b * s + t);
         mid.col(b) = z.col(b * s + t);
       }
-      q.noalias() = p(pre + "attn.q") * qin;
+      q.noalias() = p(lt.attn_q) * qin;
     }
     const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
                                        s,     full(l) ? s : 1, c.scale_of(l)};
     MatrixMap<Scalar> ctx = map(ls.context, nq);
     layers::attention_forward<Scalar>(shape, q.topRows(hn), k, v, buffer_.data() + ls.probs.offset,
                                       ctx);
-    mid.noalias() += p(pre + "attn.o") * ctx;
-    mid.colwise() += p(pre + "attn.o_bias").col(0);
+    mid.noalias() += p(lt.attn_o) * ctx;
+    mid.colwise() += p(lt.attn_o_bias).col(0);
 
     Scalar* a2_data = mid.data();
     if (c.pre_layer_norm) {
       MatrixMap<Scalar> a2 = map(ls.normed2, nq);
       MatrixMap<Scalar> st = map(ls.stats2, nq);
-      layers::layer_norm_forward<Scalar>(mid, raw(pre + "ln2.gain"), raw(pre + "ln2.bias"), a2, st);
+      layers::layer_norm_forward<Scalar>(mid, raw(lt.ln2_gain), raw(lt.ln2_bias), a2, st);
       a2_data = a2.data();
     }
     const MatrixMap<Scalar> a2(a2_data, e, nq);
     MatrixMap<Scalar> hp = map(ls.hidden_pre, nq);
     MatrixMap<Scalar> hid = map(ls.hidden, nq);
-    layers::linear_forward<Scalar>(p(pre + "ffn.w1"), raw(pre + "ffn.b1"), a2, hp);
+    layers::linear_forward<Scalar>(p(lt.ffn_w1), raw(lt.ffn_b1), a2, hp);
     layers::activation_forward<Scalar>(c.activation, hp, hid);
     MatrixMap<Scalar> out = full(l) ? map(layers_[static_cast<std::size_t>(l + 1)].input, n_all)
                                     : map(readout_in_, count);
     out = mid;
-    out.noalias() += p(pre + "ffn.w2") * hid;
-    out.colwise() += p(pre + "ffn.b2").col(0);
+    out.noalias() += p(lt.ffn_w2) * hid;
+    out.colwise() += p(lt.ffn_b2).col(0);
   }
 
   // Readout MLP on the readout token's final state.
@@ -245,16 +250,16 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
   if (c.pre_layer_norm) {
     MatrixMap<Scalar> rn = map(readout_normed_, count);
     MatrixMap<Scalar> st = map(readout_stats_, count);
-    layers::layer_norm_forward<Scalar>(r, raw("final_ln.gain"), raw("final_ln.bias"), rn, st);
+    layers::layer_norm_forward<Scalar>(r, raw(ix.final_ln_gain), raw(ix.final_ln_bias), rn, st);
     rn_data = rn.data();
   }
   const MatrixMap<Scalar> rn(rn_data, e, count);
   MatrixMap<Scalar> gp = map(readout_pre_, count);
   MatrixMap<Scalar> g = map(readout_hidden_, count);
-  layers::linear_forward<Scalar>(p("readout.w1"), raw("readout.b1"), rn, gp);
+  layers::linear_forward<Scalar>(p(ix.readout_w1), raw(ix.readout_b1), rn, gp);
   layers::activation_forward<Scalar>(c.activation, gp, g);
   Eigen::Map<Mat<Scalar>> y(predictions, 1, count);
-  layers::linear_forward<Scalar>(p("readout.w2"), raw("readout.b2"), g, y);
+  layers::linear_forward<Scalar>(p(ix.readout_w2), raw(ix.readout_b2), g, y);
 }
 
 template <class Scalar>
@@ -268,32 +273,39 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
   const Index s = c.sequence();
   const Index n_all = count * s;
   const ParameterLayout& layout = model.layout();
-  auto p = [&](const std::string& name) { return model.tensor(name); };
-  auto g = [&](const std::string& name) { return model.tensor_in(gradient, layout.find(name)); };
-  auto graw = [&](const std::string& name) { return gradient + layout.find(name).offset; };
-  auto raw = [&](const std::string& name) { return model.tensor(name).data(); };
+  const ModelTensors& ix = layout.index();
+  auto info = [&](int i) -> const TensorInfo& {
+    return layout.tensors()[static_cast<std::size_t>(i)];
+  };
+  auto p = [&](int i) {
+    return ConstMatrixMap<Scalar>(model.parameters().data() + info(i).offset, info(i).rows,
+                                  info(i).cols);
+  };
+  auto g = [&](int i) { return model.tensor_in(gradient, info(i)); };
+  auto graw = [&](int i) { return gradient + info(i).offset; };
+  auto raw = [&](int i) { return p(i).data(); };
 
   // Readout MLP.
   const Eigen::Map<const Mat<Scalar>> dy(output_gradient, 1, count);
   MatrixMap<Scalar> gp = map(readout_pre_, count);
   MatrixMap<Scalar> gh = map(readout_hidden_, count);
-  layers::linear_backward_params<Scalar>(gh, dy, g("readout.w2"), graw("readout.b2"));
+  layers::linear_backward_params<Scalar>(gh, dy, g(ix.readout_w2), graw(ix.readout_b2));
   MatrixMap<Scalar> dgh(buffer_.data() + grad_hidden_.offset, c.readout_width, count);
-  dgh.noalias() = p("readout.w2").transpose() * dy;
+  dgh.noalias() = p(ix.readout_w2).transpose() * dy;
   layers::activation_backward<Scalar>(c.activation, gp, dgh);
   const MatrixMap<Scalar> r = map(readout_in_, count);
   const Scalar* rn_data = c.pre_layer_norm ? map(readout_normed_, count).data() : r.data();
   const Eigen::Map<const Mat<Scalar>> rn(rn_data, e, count);
-  layers::linear_backward_params<Scalar>(rn, dgh, g("readout.w1"), graw("readout.b1"));
+  layers::linear_backward_params<Scalar>(rn, dgh, g(ix.readout_w1), graw(ix.readout_b1));
   // dout: the gradient of the last layer's output; grad_a_ holds it, E x Nq.
   MatrixMap<Scalar> dout(buffer_.data() + grad_a_.offset, e, count);
   if (c.pre_layer_norm) {
     MatrixMap<Scalar> drn(buffer_.data() + grad_b_.offset, e, count);
-    drn.noalias() = p("readout.w1").transpose() * dgh;
-    layers::layer_norm_backward<Scalar>(r, map(readout_stats_, count), raw("final_ln.gain"), drn,
-                                        dout, graw("final_ln.gain"), graw("final_ln.bias"));
+    drn.noalias() = p(ix.readout_w1).transpose() * dgh;
+    layers::layer_norm_backward<Scalar>(r, map(readout_stats_, count), raw(ix.final_ln_gain), drn,
+                                        dout, graw(ix.final_ln_gain), graw(ix.final_ln_bias));
   } else {
-    dout.noalias() = p("readout.w1").transpose() * dgh;
+    dout.noalias() = p(ix.readout_w1).transpose() * dgh;
   }
 
   Scalar* ga = buffer_.data() + grad_a_.offset;  // dout of the current layer, then its dz_in
@@ -301,7 +313,7 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
   Scalar* gc = buffer_.data() + grad_c_.offset;  // d(normed input)
   for (Index l = c.layers() - 1; l >= 0; --l) {
     const LayerSlots& ls = layers_[static_cast<std::size_t>(l)];
-    const std::string pre = "layer" + std::to_string(l + 1) + ".";
+    const LayerTensors& lt = ix.layers[static_cast<std::size_t>(l)];
     const Index heads = c.heads[static_cast<std::size_t>(l)];
     const Index hn = heads * c.head_dim_of(l);
     const Index nq = full(l) ? n_all : count;
@@ -313,28 +325,27 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
     const Scalar* a2_data = c.pre_layer_norm ? map(ls.normed2, nq).data() : mid.data();
     const Eigen::Map<const Mat<Scalar>> a2(a2_data, e, nq);
     MatrixMap<Scalar> dhid(buffer_.data() + grad_hidden_.offset, c.ffn_width, nq);
-    layers::linear_backward_params<Scalar>(map(ls.hidden, nq), d_out, g(pre + "ffn.w2"),
-                                           graw(pre + "ffn.b2"));
-    dhid.noalias() = p(pre + "ffn.w2").transpose() * d_out;
+    layers::linear_backward_params<Scalar>(map(ls.hidden, nq), d_out, g(lt.ffn_w2),
+                                           graw(lt.ffn_b2));
+    dhid.noalias() = p(lt.ffn_w2).transpose() * d_out;
     layers::activation_backward<Scalar>(c.activation, map(ls.hidden_pre, nq), dhid);
-    layers::linear_backward_params<Scalar>(a2, dhid, g(pre + "ffn.w1"), graw(pre + "ffn.b1"));
+    layers::linear_backward_params<Scalar>(a2, dhid, g(lt.ffn_w1), graw(lt.ffn_b1));
     if (c.pre_layer_norm) {
       MatrixMap<Scalar> da2(gc, e, nq);
-      da2.noalias() = p(pre + "ffn.w1").transpose() * dhid;
-      layers::layer_norm_backward<Scalar>(mid, map(ls.stats2, nq), raw(pre + "ln2.gain"), da2,
-                                          d_mid, graw(pre + "ln2.gain"), graw(pre + "ln2.bias"));
+      da2.noalias() = p(lt.ffn_w1).transpose() * dhid;
+      layers::layer_norm_backward<Scalar>(mid, map(ls.stats2, nq), raw(lt.ln2_gain), da2, d_mid,
+                                          graw(lt.ln2_gain), graw(lt.ln2_bias));
       d_mid += d_out;
     } else {
       d_mid = d_out;
-      d_mid.noalias() += p(pre + "ffn.w1").transpose() * dhid;
+      d_mid.noalias() += p(lt.ffn_w1).transpose() * dhid;
     }
 
     // Attention: mid = z_q + W_o context + b_o.
     MatrixMap<Scalar> ctx = map(ls.context, nq);
-    layers::linear_backward_params<Scalar>(ctx, d_mid, g(pre + "attn.o"),
-                                           graw(pre + "attn.o_bias"));
+    layers::linear_backward_params<Scalar>(ctx, d_mid, g(lt.attn_o), graw(lt.attn_o_bias));
     MatrixMap<Scalar> dctx(buffer_.data() + grad_ctx_.offset, hn, nq);
-    dctx.noalias() = p(pre + "attn.o").transpose() * d_mid;
+    dctx.noalias() = p(lt.attn_o).transpose() * d_mid;
     MatrixMap<Scalar> dq(buffer_.data() + grad_q_.offset, hn, nq);
     MatrixMap<Scalar> dk(buffer_.data() + grad_k_.offset, hn, n_all);
     MatrixMap<Scalar> dv(buffer_.data() + grad_v_.offset, hn, n_all);
@@ -350,26 +361,25 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
     const MatrixMap<Scalar> z = map(ls.input, n_all);
     const Scalar* a1_data = c.pre_layer_norm ? map(ls.normed1, n_all).data() : z.data();
     const Eigen::Map<const Mat<Scalar>> a1(a1_data, e, n_all);
-    layers::linear_backward_params<Scalar>(a1, dk, g(pre + "attn.k"), nullptr);
-    layers::linear_backward_params<Scalar>(a1, dv, g(pre + "attn.v"), nullptr);
+    layers::linear_backward_params<Scalar>(a1, dk, g(lt.attn_k), nullptr);
+    layers::linear_backward_params<Scalar>(a1, dv, g(lt.attn_v), nullptr);
     MatrixMap<Scalar> da1(gc, e, n_all);
-    da1.noalias() = p(pre + "attn.k").transpose() * dk;
-    da1.noalias() += p(pre + "attn.v").transpose() * dv;
+    da1.noalias() = p(lt.attn_k).transpose() * dk;
+    da1.noalias() += p(lt.attn_v).transpose() * dv;
     if (full(l)) {
-      layers::linear_backward_params<Scalar>(a1, dq, g(pre + "attn.q"), nullptr);
-      da1.noalias() += p(pre + "attn.q").transpose() * dq;
+      layers::linear_backward_params<Scalar>(a1, dq, g(lt.attn_q), nullptr);
+      da1.noalias() += p(lt.attn_q).transpose() * dq;
     } else {
-      layers::linear_backward_params<Scalar>(map(ls.query_in, count), dq, g(pre + "attn.q"),
-                                             nullptr);
+      layers::linear_backward_params<Scalar>(map(ls.query_in, count), dq, g(lt.attn_q), nullptr);
       // The readout columns of da1 receive W_q^T dq; d_out (ga) is free again, use it as scratch.
       MatrixMap<Scalar> dqin(ga, e, count);
-      dqin.noalias() = p(pre + "attn.q").transpose() * dq;
+      dqin.noalias() = p(lt.attn_q).transpose() * dq;
       for (Index b = 0; b < count; ++b) da1.col(b * s + t) += dqin.col(b);
     }
     MatrixMap<Scalar> dz(ga, e, n_all);
     if (c.pre_layer_norm) {
-      layers::layer_norm_backward<Scalar>(z, map(ls.stats1, n_all), raw(pre + "ln1.gain"), da1, dz,
-                                          graw(pre + "ln1.gain"), graw(pre + "ln1.bias"));
+      layers::layer_norm_backward<Scalar>(z, map(ls.stats1, n_all), raw(lt.ln1_gain), da1, dz,
+                                          graw(lt.ln1_gain), graw(lt.ln1_bias));
     } else {
       dz = da1;
     }
@@ -383,17 +393,17 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
   // Encoder.
   const MatrixMap<Scalar> dz(ga, e, n_all);
   MatrixMap<Scalar> demb(gb, e, count * t);
-  MatrixMap<Scalar> dtoken = g("embed.readout_token");
+  MatrixMap<Scalar> dtoken = g(ix.embed_readout_token);
   for (Index b = 0; b < count; ++b) {
     demb.block(0, b * t, e, t) = dz.block(0, b * s, e, t);
     dtoken.col(0) += dz.col(b * s + t);
   }
   if (c.positional == PositionalEncoding::kLearned) {
-    MatrixMap<Scalar> dpos = g("embed.position");
+    MatrixMap<Scalar> dpos = g(ix.embed_position);
     for (Index b = 0; b < count; ++b) dpos += demb.block(0, b * t, e, t);
   }
   const ConstMatrixMap<Scalar> x(inputs_, c.token_dim, count * t);
-  layers::linear_backward_params<Scalar>(x, demb, g("embed.weight"), graw("embed.bias"));
+  layers::linear_backward_params<Scalar>(x, demb, g(ix.embed_weight), graw(ix.embed_bias));
 }
 
 template class Transformer<float>;

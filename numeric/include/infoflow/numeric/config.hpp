@@ -72,6 +72,22 @@ struct ParameterCount {
   [[nodiscard]] Index theory() const { return encoder + ffn + readout; }
 };
 
+/// Where each tensor of a model is in ParameterLayout::tensors(), found once, so that the
+/// forward and backward passes never look a tensor up by name; -1 for a tensor the
+/// configuration does not have (positions without a learned encoding, LayerNorm without pre-LN).
+struct LayerTensors {
+  int ln1_gain = -1, ln1_bias = -1;
+  int attn_q = -1, attn_k = -1, attn_v = -1, attn_o = -1, attn_o_bias = -1;
+  int ln2_gain = -1, ln2_bias = -1;
+  int ffn_w1 = -1, ffn_b1 = -1, ffn_w2 = -1, ffn_b2 = -1;
+};
+struct ModelTensors {
+  int embed_weight = -1, embed_bias = -1, embed_position = -1, embed_readout_token = -1;
+  int final_ln_gain = -1, final_ln_bias = -1;
+  int readout_w1 = -1, readout_b1 = -1, readout_w2 = -1, readout_b2 = -1;
+  std::vector<LayerTensors> layers;
+};
+
 /// The tensors of a model, in a fixed order, packed back to back.
 class ParameterLayout {
  public:
@@ -81,10 +97,13 @@ class ParameterLayout {
   /// Throws std::out_of_range for an unknown name.
   [[nodiscard]] const TensorInfo& find(std::string_view name) const;
   [[nodiscard]] ParameterCount count() const;
+  [[nodiscard]] const ModelTensors& index() const { return index_; }
 
  private:
-  void add(std::string name, Index rows, Index cols, ParameterGroup group, bool decay);
+  /// Appends a tensor and returns its position in tensors().
+  int add(std::string name, Index rows, Index cols, ParameterGroup group, bool decay);
   std::vector<TensorInfo> tensors_;
+  ModelTensors index_;
   Index size_ = 0;
 };
 
