@@ -63,6 +63,21 @@ Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
   return l;
 }
 
+/// One bootstrap draw: each group's seeds resampled with replacement (into `out`, reused).
+void resample_seeds(const std::vector<std::vector<double>>& groups, Rng& rng,
+                    std::vector<std::vector<double>>& out) {
+  out.resize(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    out[i].resize(groups[i].size());
+    for (double& v : out[i]) v = groups[i][static_cast<std::size_t>(rng.next() % groups[i].size())];
+  }
+}
+
+/// The 95 % percentile interval of bootstrap values.
+Interval interval_of(const std::vector<double>& values) {
+  return {percentile(values, 0.025), percentile(values, 0.975)};
+}
+
 }  // namespace
 
 double median_of(std::vector<double> values) {
@@ -108,16 +123,12 @@ PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::
   f.robust_slope = percentile(pairwise, 0.5);
   Rng rng(seed);
   std::vector<double> slopes;
-  std::vector<std::vector<double>> resampled(groups.size());
+  std::vector<std::vector<double>> resampled;
   for (int b = 0; b < resamples; ++b) {
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      resampled[i].resize(groups[i].size());
-      for (double& v : resampled[i])
-        v = groups[i][static_cast<std::size_t>(rng.next() % groups[i].size())];
-    }
+    resample_seeds(groups, rng, resampled);
     slopes.push_back(least_squares(lx, medians(resampled)).slope);
   }
-  f.slope_ci = {percentile(slopes, 0.025), percentile(slopes, 0.975)};
+  f.slope_ci = interval_of(slopes);
   return f;
 }
 
@@ -159,10 +170,10 @@ Gap log_gap(const std::vector<std::vector<double>>& low,
   std::vector<std::vector<double>> lo;
   std::vector<std::vector<double>> hi;
   for (const auto& g : low) {
-    if (!usable(g).empty()) lo.push_back(usable(g));
+    if (std::vector<double> u = usable(g); !u.empty()) lo.push_back(std::move(u));
   }
   for (const auto& g : high) {
-    if (!usable(g).empty()) hi.push_back(usable(g));
+    if (std::vector<double> u = usable(g); !u.empty()) hi.push_back(std::move(u));
   }
   if (lo.empty() || hi.empty())
     throw std::invalid_argument("log_gap(): both sides need a measurement");
@@ -178,16 +189,15 @@ Gap log_gap(const std::vector<std::vector<double>>& low,
   gap.decades = statistic(lo, hi);
   Rng rng(seed);
   std::vector<double> values;
-  auto resample = [&](const std::vector<std::vector<double>>& gs) {
-    std::vector<std::vector<double>> out(gs.size());
-    for (std::size_t i = 0; i < gs.size(); ++i) {
-      for (std::size_t k = 0; k < gs[i].size(); ++k)
-        out[i].push_back(gs[i][static_cast<std::size_t>(rng.next() % gs[i].size())]);
-    }
-    return out;
-  };
-  for (int b = 0; b < resamples; ++b) values.push_back(statistic(resample(lo), resample(hi)));
-  gap.ci = {percentile(values, 0.025), percentile(values, 0.975)};
+  std::vector<std::vector<double>> lo_draw;
+  std::vector<std::vector<double>> hi_draw;
+  for (int b = 0; b < resamples; ++b) {
+    // Drawn in a fixed order (high, then low): one stream, so the order is part of the result.
+    resample_seeds(hi, rng, hi_draw);
+    resample_seeds(lo, rng, lo_draw);
+    values.push_back(statistic(lo_draw, hi_draw));
+  }
+  gap.ci = interval_of(values);
   return gap;
 }
 
@@ -217,16 +227,12 @@ Transition locate_transition(const std::vector<std::vector<double>>& levels, std
   t.decades = d[largest];
   Rng rng(seed);
   std::vector<double> sizes;
-  std::vector<std::vector<double>> resampled(groups.size());
+  std::vector<std::vector<double>> resampled;
   for (int b = 0; b < resamples; ++b) {
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      resampled[i].resize(groups[i].size());
-      for (double& v : resampled[i])
-        v = groups[i][static_cast<std::size_t>(rng.next() % groups[i].size())];
-    }
+    resample_seeds(groups, rng, resampled);
     sizes.push_back(drops(resampled)[largest]);  // the size at the located place
   }
-  t.ci = {percentile(sizes, 0.025), percentile(sizes, 0.975)};
+  t.ci = interval_of(sizes);
   return t;
 }
 
