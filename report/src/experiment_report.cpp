@@ -99,7 +99,8 @@ std::string figure_pgfplots(const ExperimentResult& r) {
 
 std::string claims_table_latex(const ExperimentResult& r) {
   std::string out =
-      "\\begin{longtable}{p{0.13\\textwidth}p{0.25\\textwidth}p{0.3\\textwidth}p{0.22\\textwidth}}\n"
+      "\\begin{longtable}{p{0.13\\textwidth}p{0.25\\textwidth}p{0.3\\textwidth}p{0.22\\textwidth}}"
+      "\n"
       "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
     out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {} \\\\\n", latex_escape(c.group),
@@ -211,11 +212,9 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
     return files;
   }
   const bool png_tool = have("pdftoppm");
-  files.png = png_tool;
   for (const ExperimentResult& r : results) {
     const std::string stem = "fig_" + r.name + "_standalone";
     if (!latex(stem)) {
-      files.png = false;
       files.note = "pdflatex failed on " + stem + ".tex";
       continue;
     }
@@ -229,7 +228,7 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
         fs::rename(scratch / ("fig_" + r.name + ".png"), dir / ("fig_" + r.name + ".png"));
         files.written.push_back(dir / ("fig_" + r.name + ".png"));
       } else {
-        files.png = false;
+        files.note = "pdftoppm failed on fig_" + r.name + ".pdf";
       }
     }
   }

@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/temp_catalogue.hpp"
+#include "common/temp_dir.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using infoflow::testing::TempCatalogue;
+using infoflow::testing::TempDir;
 
 namespace {
 
@@ -264,8 +266,8 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_target_files_name_file_line_and_column) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "infoflow_bad_targets";
-  std::filesystem::create_directories(dir);
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
   const std::filesystem::path file = dir / "t.toml";
   std::ofstream(file) << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a) +\"\n";
   Run r = run("derive " + file.string());
@@ -275,7 +277,16 @@ BOOST_AUTO_TEST_CASE(bad_target_files_name_file_line_and_column) {
       << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a)\"\ncolour = 1\n";
   r = run("derive " + file.string());
   BOOST_TEST(contains(r.out, file.string() + ":4:10: error: target: unknown key 'colour'"));
-  std::filesystem::remove_all(dir);
+  std::ofstream(file) << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a)\"\n"
+                         "[[target]]\nname = \"a\"\nformula = \"min(t) dot(x[t], a)\"\n";
+  r = run("derive " + file.string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, file.string() + ":5:9: error: duplicate target name 'a'"));
+  std::ofstream(file) << "[[target]]\nname = \"a\"\nformula = \"max(t) dot(x[t], a)\"\n"
+                         "family = \"retrieval\"\nsame_as = \"kth_retrieval\"\n";
+  r = run("derive " + file.string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "give 'family' or 'same_as', not both"));
 }
 
 namespace {
@@ -288,9 +299,8 @@ std::vector<std::string> lines_of(const std::filesystem::path& file) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_sweep_killed_mid_way_resumes_and_keeps_every_run_once) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("infoflow_kill_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
   std::ofstream(dir / "k.toml")
       << "[experiment]\nname = \"k\"\nclaim = \"growth_in_T\"\ntask = \"min_inner\"\n"
          "[profile.quick]\nT = [4, 6, 8, 10, 12, 14]\nheads = \"1,1\"\nE = 8\n"
@@ -327,13 +337,11 @@ BOOST_AUTO_TEST_CASE(a_sweep_killed_mid_way_resumes_and_keeps_every_run_once) {
   BOOST_TEST(keys.size() == 12u);  // every run exactly once
   for (std::size_t i = 0; i < before.size(); ++i)
     BOOST_TEST(after[i] == before[i]);  // finished runs kept as they were
-  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_experiment_is_rejected_before_anything_runs) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("infoflow_badexp_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
   std::ofstream(dir / "good.toml")
       << "[experiment]\nname = \"good\"\nclaim = \"growth_in_T\"\ntask = \"min_inner\"\n"
          "[profile.quick]\nT = [4, 6]\nheads = \"1\"\nE = 8\nseeds = [1]\nsteps = 5\n";
@@ -346,19 +354,21 @@ BOOST_AUTO_TEST_CASE(a_bad_experiment_is_rejected_before_anything_runs) {
   BOOST_TEST(contains(r.out, "bad.toml:"));
   BOOST_TEST(contains(r.out, "k must be between 1 and T = 4"));
   BOOST_TEST(!std::filesystem::exists(dir / "results" / "good.jsonl"));  // nothing ran
-  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("infoflow_shards_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
   const std::string spec = (dir / "s.toml").string();
-  std::ofstream(spec) << "[experiment]\nname = \"s\"\ntitle = \"shards\"\nclaim = \"growth_in_T\"\ntask = \"kth_max\"\n"
-                         "[profile.quick]\nk = [1, 2]\nT = [4, 8]\nheads = \"1\"\nE = 8\nseeds = [1, 2]\nsteps = 40\n"
+  std::ofstream(spec) << "[experiment]\nname = \"s\"\ntitle = \"shards\"\nclaim = "
+                         "\"growth_in_T\"\ntask = \"kth_max\"\n"
+                         "[profile.quick]\nk = [1, 2]\nT = [4, 8]\nheads = \"1\"\nE = 8\nseeds = "
+                         "[1, 2]\nsteps = 40\n"
                          "batch = 8\nval_size = 32\n";
   const std::string a = (dir / "a").string();
   const std::string b = (dir / "b").string();
-  BOOST_TEST(contains(run("sweep " + spec + " --results " + a + " --shard 0/2").out, "4 runs in shard 0/2"));
+  BOOST_TEST(contains(run("sweep " + spec + " --results " + a + " --shard 0/2").out,
+                      "4 runs in shard 0/2"));
   BOOST_TEST(run("sweep " + spec + " --results " + b + " --shard 1/2").code == 0);
   const std::string merged = (dir / "m" / "s.jsonl").string();
   std::filesystem::create_directories(dir / "m");
@@ -369,16 +379,21 @@ BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
   BOOST_TEST(v.code == 0);
   BOOST_TEST(contains(v.out, "s (growth_in_T, profile quick): shards"));
   BOOST_TEST(contains(v.out, "predicted: O(eps^(-1)) (efficient): NMSE does not grow in T"));
-  const nlohmann::json j = nlohmann::json::parse(run("verify " + spec + " --json --results " + (dir / "m").string()).out);
+  const nlohmann::json j = nlohmann::json::parse(
+      run("verify " + spec + " --json --results " + (dir / "m").string()).out);
   BOOST_TEST(j[0]["claims"].size() == 3u);  // k = 1, k = 2, and the two compared at T = 8
   const std::string out = (dir / "report").string();
-  const Run r = run("report " + spec + " --no-sweep --no-compile --results " + (dir / "m").string() + " -o " + out);
+  const Run r = run("report " + spec + " --no-sweep --no-compile --results " +
+                    (dir / "m").string() + " -o " + out);
   BOOST_TEST(r.code == 0);
   BOOST_TEST(std::filesystem::exists(dir / "report" / "report.tex"));
   BOOST_TEST(std::filesystem::exists(dir / "report" / "claims.csv"));
   BOOST_TEST(run("sweep " + spec + " --shard 2/2").code == 2);
+  const Run missing = run("merge " + a + "/none.jsonl -o " + (dir / "x.jsonl").string());
+  BOOST_TEST(missing.code == 2);
+  BOOST_TEST(contains(missing.out, "none.jsonl: error: no such results file"));
+  BOOST_TEST(!std::filesystem::exists(dir / "x.jsonl"));
   BOOST_TEST(contains(run("sweep " + spec + " --profile full").out, "has no profile 'full'"));
-  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -9,26 +9,14 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/experiment.hpp"
 
+#include "common/temp_dir.hpp"
+
 namespace nm = infoflow::numeric;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path =
-      fs::temp_directory_path() /
-      fs::path("infoflow_exp_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-  fs::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name) << text;
-    return path / name;
-  }
-};
+using infoflow::testing::TempDir;
 
 const char* kSpec = R"([experiment]
 name = "tiny"
@@ -89,7 +77,7 @@ BOOST_AUTO_TEST_CASE(a_profile_expands_to_its_grid_with_stable_keys) {
   BOOST_TEST(runs[7].labels.at("heads") == "(2,3)");
   BOOST_TEST(runs[0].training.threads == 1);
   // Same configuration, same key; the full profile's D = 2, T = 4 run is the quick one.
-  BOOST_TEST(nm::ExperimentSpec::load(d.path / "tiny.toml").runs("quick")[3].key == runs[3].key);
+  BOOST_TEST(nm::ExperimentSpec::load(d.dir() / "tiny.toml").runs("quick")[3].key == runs[3].key);
   BOOST_TEST(spec.runs("full")[0].key == runs[0].key);
 }
 
@@ -120,7 +108,7 @@ BOOST_AUTO_TEST_CASE(bad_specs_are_rejected_with_file_and_line) {
 BOOST_AUTO_TEST_CASE(a_sweep_resumes_and_never_repeats_a_run) {
   TempDir d;
   const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.path / "results.jsonl");
+  const nm::ResultStore store(d.dir() / "results.jsonl");
   nm::SweepOptions o;
   o.shard = 0;
   o.shards = 2;
@@ -142,7 +130,7 @@ BOOST_AUTO_TEST_CASE(a_sweep_resumes_and_never_repeats_a_run) {
 BOOST_AUTO_TEST_CASE(corrupt_lines_are_reported_and_skipped_and_a_torn_line_stays_apart) {
   TempDir d;
   const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.path / "results.jsonl");
+  const nm::ResultStore store(d.dir() / "results.jsonl");
   nm::SweepOptions o;
   o.profile = "full";
   (void)nm::run_sweep(spec, store, o);
@@ -158,9 +146,9 @@ BOOST_AUTO_TEST_CASE(corrupt_lines_are_reported_and_skipped_and_a_torn_line_stay
   BOOST_TEST(store.read().size() == 2u + 7u);
   // Merging drops the corrupt line and duplicates.
   const std::vector<std::string> w =
-      nm::merge_results({store.file(), store.file()}, d.path / "merged.jsonl");
+      nm::merge_results({store.file(), store.file()}, d.dir() / "merged.jsonl");
   BOOST_TEST(w.size() == 2u);
-  BOOST_TEST(nm::ResultStore(d.path / "merged.jsonl").read().size() == 9u);
+  BOOST_TEST(nm::ResultStore(d.dir() / "merged.jsonl").read().size() == 9u);
 }
 
 BOOST_AUTO_TEST_CASE(shard_syntax) {

@@ -162,4 +162,14 @@ BOOST_AUTO_TEST_CASE(float32_forward_agrees_with_float64) {
     BOOST_TEST(std::abs(p64[b] - p32[b]) < 1e-5 * std::max(1.0, std::abs(p64[b])));
 }
 
+BOOST_AUTO_TEST_CASE(a_workspace_refuses_more_sequences_than_it_holds) {
+  const nm::ModelConfig c = base();
+  nm::Transformer<double> model(c);
+  nm::Workspace<double> ws(c, 2);
+  std::vector<double> x(static_cast<std::size_t>(c.token_dim * c.tokens * 3));
+  std::vector<double> pred(3);
+  BOOST_CHECK_THROW(ws.forward(model, x.data(), 3, pred.data()), std::invalid_argument);
+  BOOST_CHECK_THROW(ws.forward(model, x.data(), 0, pred.data()), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

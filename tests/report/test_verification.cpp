@@ -10,6 +10,7 @@
 #include "infoflow/report/experiment_report.hpp"
 #include "infoflow/report/verification.hpp"
 
+#include "common/temp_dir.hpp"
 #include <unistd.h>
 
 namespace nm = infoflow::numeric;
@@ -20,14 +21,12 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Fixture {
-  fs::path dir = fs::temp_directory_path() / ("infoflow_report_" + std::to_string(::getpid()));
+  infoflow::testing::TempDir temp;
+  const fs::path& dir = temp.dir();
   th::Catalogue catalogue = th::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
-  Fixture() { fs::create_directories(dir); }
-  ~Fixture() { fs::remove_all(dir); }
 
   nm::ExperimentSpec spec(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / (name + ".toml")) << text;
-    return nm::ExperimentSpec::load(dir / (name + ".toml"));
+    return nm::ExperimentSpec::load(temp.write(name + ".toml", text));
   }
 };
 

@@ -26,7 +26,6 @@ std::string claims_csv(const std::vector<ExperimentResult>& results);
 struct ReportFiles {
   std::vector<std::filesystem::path> written;
   bool pdf = false;
-  bool png = false;
   std::string note;  ///< why PDF or PNG were skipped, if they were
 };
 
