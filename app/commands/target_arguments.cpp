@@ -20,7 +20,9 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
   if (std::filesystem::is_regular_file(source)) {
     specs = targets::load_targets(source);
   } else {
-    if (source.find(".toml") != std::string::npos && source.find('(') == std::string::npos) {
+    const bool looks_like_file =
+        source.find(".toml") != std::string::npos && source.find('(') == std::string::npos;
+    if (file_only || looks_like_file) {
       throw InputError(SourceLocation{source, 0, 0}, "no such target file");
     }
     targets::TargetSpec t;

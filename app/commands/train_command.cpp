@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -42,9 +41,7 @@ std::unique_ptr<numeric::Task> formula_task(const TrainArguments& a, bool tokens
   t.name = a.target_name;
   t.sets = a.sets;
   t.token_dim = a.task.token_dim;
-  if (!a.target_file.empty() && !std::filesystem::is_regular_file(a.target_file)) {
-    throw InputError(SourceLocation{a.target_file, 0, 0}, "no such target file");
-  }
+  t.file_only = !a.target_file.empty();
   targets::TargetSpec spec = t.resolve(true).front();
   if (tokens_given || spec.set.count("T") == 0) spec.set["T"] = a.task.tokens;
   targets::Evaluator evaluator(spec.formula, spec.set, spec.token_dim, a.task.seed);

@@ -254,6 +254,7 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])'", "the formula needs a value for D"},
       {"derive missing.toml", "missing.toml: error: no such target file"},
       {"train --formula 'max(t) dot(x[t]' --steps 5", "formula:1:16: error: expected ')'"},
+      {"train --target no_such_file --steps 5", "no_such_file: error: no such target file"},
       {"train --task min_inner --formula 'max(t) dot(a, x[t])'",
        "give exactly one of --task, --target and --formula"},
   };
