@@ -11,8 +11,10 @@ void add_target_options(CLI::App* cmd, TargetArguments& a) {
   cmd->add_option("--set", a.sets,
                   "a value of the formula's integers, e.g. --set D=3 (repeatable)");
   cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)");
-  cmd->add_option("--pe", a.positional, "positional encoding: on or off (default: the target's)")
-      ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--pe", a.positional,
+                  "positional encoding: none, learned or sinusoidal, as for train (default: the "
+                  "target's; a formula that reads positions gets one)")
+      ->check(CLI::IsMember({"none", "learned", "sinusoidal"}));
 }
 
 std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
@@ -28,7 +30,7 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
     targets::TargetSpec t;
     t.name = "formula";
     t.formula = targets::Formula::parse(source, SourceLocation{"formula", 1, 1});
-    t.positional = t.formula.highest_position() > 0;
+    t.positional = t.formula.reads_positions();
     specs.push_back(std::move(t));
   }
   if (!name.empty()) {
@@ -55,7 +57,7 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
       t.set[s.substr(0, eq)] = value;
     }
     if (token_dim > 0) t.token_dim = token_dim;
-    if (!positional.empty()) t.positional = positional == "on";
+    if (!positional.empty()) t.positional = positional != "none";
   }
   return specs;
 }

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
-#include "infoflow/targets/analysis.hpp"
 
 namespace infoflow::numeric {
 
@@ -298,11 +297,9 @@ TaskFormula formula_of(const TaskOptions& o) {
 std::unique_ptr<Task> make_formula_task(std::string name, targets::Evaluator evaluator,
                                         InputDistribution inputs,
                                         std::optional<PositionalEncoding> positional) {
-  if (!positional) {  // positions read outside comparisons can only be found with an encoding
-    const targets::Analysis a = targets::analyze(evaluator.formula());
-    const bool reads_positions = !a.fixed_positions.empty() || !a.fixed_ranges.empty() ||
-                                 evaluator.formula().highest_position() > 0;
-    positional = reads_positions ? PositionalEncoding::kLearned : PositionalEncoding::kNone;
+  if (!positional) {  // positions can only be found with an encoding
+    positional = evaluator.formula().reads_positions() ? PositionalEncoding::kLearned
+                                                       : PositionalEncoding::kNone;
   }
   return std::make_unique<FormulaTask>(std::move(name), std::move(evaluator), inputs, *positional);
 }

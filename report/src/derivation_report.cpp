@@ -12,57 +12,63 @@ namespace {
 using symbolic::Format;
 using symbolic::Landau;
 
-std::string comparisons_text(const targets::Analysis& a) {
+std::string set_text(const std::vector<std::string>& parts) {
+  if (parts.empty()) return "{}";
+  if (parts.size() == 1 && parts.front().front() == '{') return parts.front();
   std::string out;
-  for (const targets::Comparison& c : a.comparisons) {
-    std::string mult;
-    for (const std::string& m : c.multiplicity) mult += m + " x ";
-    const char* mode = c.mode == targets::CompareMode::kRanked ? "k-th"
-                       : c.mode == targets::CompareMode::kSum  ? "sum"
-                                                               : "extremum";
-    out +=
-        fmt::format("    {}{}: order {}, {}{}\n", mult, c.text, c.order, mode,
-                    c.split ? fmt::format(" (splits into {} single-index terms)", c.indices) : "");
-  }
+  bool plain = true;  // layer 1: the fetched tokens themselves
+  for (const std::string& p : parts) plain = plain && p.rfind("I(", 0) != 0 && p.front() != '{';
+  if (plain) return fmt::format("{{{}}}", fmt::join(parts, ", "));
+  for (const std::string& p : parts) out += (out.empty() ? "" : " ∪ ") + p;
   return out;
 }
 
-std::string architecture_line(const theorems::Plan& p) {
-  return fmt::format("{}: {} {}", p.architecture.text(), p.rate().print(Landau::kBigO),
-                     theorems::to_text(p.verdict));
+std::string rate_text(const theorems::Plan& p) {
+  return p.priced() ? p.rate().print(Landau::kBigO) : "no rate";
 }
 
-std::string where_text(theorems::TokenClass c) {
-  return c == theorems::TokenClass::kReadout ? "readout" : "tokens";
+std::string architecture_line(const theorems::Plan& p) {
+  return fmt::format("{}: {} {}", p.architecture.text(), rate_text(p), theorems::to_text(p.verdict));
+}
+
+std::string comparisons_text(const theorems::Program& program) {
+  std::string out;
+  for (const theorems::Comparison& c : program.comparisons) {
+    out += fmt::format("    {}: order {}{}; {}\n", c.text, c.order, c.sum ? " (a sum)" : "",
+                       c.elimination);
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string derivation_text(const Derivation& d) {
   const theorems::Target& t = *d.target;
-  const targets::Analysis& a = t.analysis;
+  const theorems::Program& program = *t.program;
   std::string out = fmt::format("target {}: {}\n", t.name, targets::to_text(t.formula.root()));
-  out +=
-      fmt::format("  comparison order beta' = {}, dimension beta_1 = {}, comparison number = {}\n",
-                  a.order, a.dimension_text(), a.number_text());
-  out += comparisons_text(a);
-  if (!a.fixed_positions.empty())
-    out += fmt::format("    fixed positions {{{}}}\n", fmt::join(a.fixed_positions, ", "));
+  out += fmt::format("  comparison order beta' = {}, dimension beta_1 = {}, comparison number = {}\n",
+                     program.order, program.comparisons.size(),
+                     symbolic::canonical(program.comparison_number));
+  out += comparisons_text(program);
+  if (program.outside) out += "  outside the framework: " + *program.outside + "\n";
+  if (!program.order_dependent.empty())
+    out += fmt::format("  order-dependent: {}\n", fmt::join(program.order_dependent, "; "));
   if (d.plan) {
-    out += fmt::format("  on {}\n    M = {}: {}\n    dominant: {}\n", d.plan->architecture.text(),
-                       d.plan->rate().print(Landau::kBigO), theorems::to_text(d.plan->verdict),
-                       d.plan->dominant);
-    for (const std::string& f : d.plan->fallbacks) out += "    aggregation because " + f + "\n";
+    out += fmt::format("  on {}\n    M = {}: {}\n", d.plan->architecture.text(), rate_text(*d.plan),
+                       theorems::to_text(d.plan->verdict));
+    if (d.plan->priced()) out += "    dominant: " + d.plan->dominant + "\n";
+    if (!d.plan->reason.empty()) out += "    because " + d.plan->reason + "\n";
   }
+  const std::string space = fmt::format("L <= {}, h <= {}", d.search.max_layers, d.search.max_heads);
   if (d.search.smallest) {
-    out += fmt::format("  smallest efficient architecture (of {} with L <= 3, h <= 8): {}\n",
-                       d.search.architectures, architecture_line(*d.search.smallest));
+    out += fmt::format("  smallest efficient architecture (of {} with {}): {}\n",
+                       d.search.architectures, space, architecture_line(*d.search.smallest));
     for (const theorems::Plan& p : d.search.per_depth)
       out += "    fewest heads with L = " + std::to_string(p.architecture.layers()) + ": " +
              p.architecture.heads_text() + "\n";
   } else {
-    out += fmt::format("  no efficient architecture among the {} with L <= 3 and h <= 8\n",
-                       d.search.architectures);
+    out += fmt::format("  no efficient architecture among the {} with {}\n", d.search.architectures,
+                       space);
   }
   return out;
 }
@@ -74,21 +80,24 @@ std::string derivations_latex(const std::vector<Derivation>& ds) {
       "\\\\\n\\midrule\n";
   for (const Derivation& d : ds) {
     const theorems::Target& t = *d.target;
+    const theorems::Program& program = *t.program;
     std::string arch = "--";
     std::string rate = "--";
     if (d.plan) {
       arch = fmt::format("$L={}$, $h={}$", d.plan->architecture.layers(),
                          d.plan->architecture.heads_text());
-      rate = "$" + d.plan->rate().print(Landau::kBigO, Format::kLatex) + "$ (" +
-             theorems::to_text(d.plan->verdict) + ")";
+      rate = (d.plan->priced() ? "$" + d.plan->rate().print(Landau::kBigO, Format::kLatex) + "$ "
+                               : std::string()) +
+             "(" + theorems::to_text(d.plan->verdict) + ")";
     }
     const std::string smallest =
         d.search.smallest ? fmt::format("$L={}$, $h={}$", d.search.smallest->architecture.layers(),
                                         d.search.smallest->architecture.heads_text())
                           : "none";
     out += fmt::format("{} & {} & ${}$ & ${}$ & {} & {} & {} \\\\\n", latex_escape(t.name),
-                       t.analysis.order, t.analysis.dimension_text(), t.analysis.number_text(),
-                       arch, rate, smallest);
+                       program.order, program.comparisons.size(),
+                       symbolic::canonical(program.comparison_number, Format::kLatex), arch, rate,
+                       smallest);
   }
   return out + "\\bottomrule\n\\end{tabular}\n";
 }
@@ -98,8 +107,10 @@ nlohmann::json to_json(const theorems::Plan& p) {
   for (const theorems::PlanStep& s : p.steps) {
     steps.push_back({{"layer", s.layer},
                      {"head", s.head},
-                     {"at", where_text(s.where)},
+                     {"at", theorems::to_text(s.where)},
                      {"action", theorems::to_text(s.action)},
+                     {"rule", theorems::rule_of(s.action)},
+                     {"quantity", s.quantity},
                      {"what", s.what},
                      {"entry", s.entry},
                      {"exponent", symbolic::canonical(s.exponent)}});
@@ -115,50 +126,72 @@ nlohmann::json to_json(const theorems::Plan& p) {
   nlohmann::json decodings = nlohmann::json::array();
   for (const theorems::Decoding& d : p.decodings) {
     decodings.push_back({{"layer", d.layer},
-                         {"at", where_text(d.where)},
+                         {"at", theorems::to_text(d.where)},
                          {"size", symbolic::canonical(d.size)},
                          {"entry", d.entry},
                          {"exponent", symbolic::canonical(d.exponent)}});
   }
   const theorems::Architecture& a = p.architecture;
-  return {{"architecture",
-           {{"L", a.layers()},
-            {"heads", a.heads},
-            {"E", a.embedding},
-            {"d", a.token_dim},
-            {"n", a.head_dim},
-            {"pe", a.positional}}},
-          {"rate", p.rate().print(Landau::kBigO)},
-          {"rate_latex", p.rate().print(Landau::kBigO, Format::kLatex)},
-          {"exponent", symbolic::canonical(p.exponent)},
-          {"verdict", theorems::to_text(p.verdict)},
-          {"dominant", p.dominant},
-          {"steps", steps},
-          {"information_sets", sets},
-          {"decodings", decodings},
-          {"fallbacks", p.fallbacks},
-          {"entries", p.entries}};
+  nlohmann::json out = {{"architecture",
+                         {{"L", a.layers()},
+                          {"heads", a.heads},
+                          {"E", a.embedding},
+                          {"d", a.token_dim},
+                          {"n", a.head_dim},
+                          {"pe", a.positional}}},
+                        {"verdict", theorems::to_text(p.verdict)},
+                        {"reason", p.reason},
+                        {"steps", steps},
+                        {"information_sets", sets},
+                        {"decodings", decodings},
+                        {"entries", p.entries},
+                        {"search_truncated", p.truncated}};
+  if (p.priced()) {
+    out["rate"] = p.rate().print(Landau::kBigO);
+    out["rate_latex"] = p.rate().print(Landau::kBigO, Format::kLatex);
+    out["exponent"] = symbolic::canonical(p.exponent);
+    out["dominant"] = p.dominant;
+  } else {
+    out["rate"] = nullptr;
+  }
+  return out;
 }
 
 nlohmann::json to_json(const Derivation& d) {
   const theorems::Target& t = *d.target;
+  const theorems::Program& program = *t.program;
   nlohmann::json comparisons = nlohmann::json::array();
-  for (const targets::Comparison& c : t.analysis.comparisons) {
+  for (const theorems::Comparison& c : program.comparisons) {
     comparisons.push_back({{"text", c.text},
                            {"order", c.order},
-                           {"split", c.split},
-                           {"indices", c.indices},
-                           {"multiplicity", c.multiplicity}});
+                           {"sum", c.sum},
+                           {"blocked", c.blocked},
+                           {"elimination", c.elimination}});
+  }
+  nlohmann::json quantities = nlohmann::json::array();
+  for (const theorems::Quantity& q : program.quantities) {
+    std::vector<std::string> needs;
+    for (const int n : q.needs) needs.push_back(program.quantities[static_cast<std::size_t>(n)].name);
+    quantities.push_back({{"name", q.name},
+                          {"holder", q.holder == theorems::Holder::kGlobal ? "global" : "token"},
+                          {"mode", theorems::to_text(q.mode)},
+                          {"what", q.what},
+                          {"needs", needs}});
   }
   nlohmann::json out = {{"target", t.name},
                         {"formula", targets::to_text(t.formula.root())},
                         {"bindings", t.bindings},
-                        {"comparison_order", t.analysis.order},
-                        {"comparison_dimension", t.analysis.dimension_text()},
-                        {"comparison_number", t.analysis.number_text()},
+                        {"comparison_order", program.order},
+                        {"comparison_dimension", program.comparisons.size()},
+                        {"comparison_number", symbolic::canonical(program.comparison_number)},
                         {"comparisons", comparisons},
-                        {"fixed_positions", t.analysis.fixed_positions},
-                        {"architectures_searched", d.search.architectures}};
+                        {"quantities", quantities},
+                        {"order_dependent", program.order_dependent},
+                        {"outside_framework", program.outside ? nlohmann::json(*program.outside)
+                                                              : nlohmann::json(nullptr)},
+                        {"architectures_searched", d.search.architectures},
+                        {"search_space", {{"max_layers", d.search.max_layers},
+                                          {"max_heads", d.search.max_heads}}}};
   if (d.plan) out["plan"] = to_json(*d.plan);
   out["smallest_efficient"] =
       d.search.smallest ? to_json(*d.search.smallest) : nlohmann::json(nullptr);
@@ -170,27 +203,35 @@ nlohmann::json to_json(const Derivation& d) {
 }
 
 std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
+  const theorems::Program& program = *t.program;
   std::string out = fmt::format("plan for {} = {}\non {}\n", t.name,
                                 targets::to_text(t.formula.root()), p.architecture.text());
-  out += fmt::format("  layer 0: I(t) = {}  I(T+1) = {}\n", p.sets[0].token, p.sets[0].readout);
+  if (!program.comparisons.empty()) out += "  elimination: " + program.elimination_text() + "\n";
+  if (!p.priced()) {
+    return out + fmt::format("{}: {}\n", theorems::to_text(p.verdict), p.reason);
+  }
+  for (const theorems::Quantity& q : program.quantities) out += "  quantity " + q.what + "\n";
+  out += fmt::format("  layer 0: I(t) = {}  I(T+1) = {{}}\n", set_text(p.sets[0].token));
   for (long l = 1; l <= p.architecture.layers(); ++l) {
     for (const theorems::PlanStep& s : p.steps) {
       if (s.layer != l) continue;
-      out += fmt::format("    head {} at the {}: {}: {}  [eps^-({}), {}]\n", s.head,
-                         where_text(s.where), theorems::to_text(s.action), s.what,
-                         symbolic::canonical(s.exponent), s.entry);
+      out += fmt::format("    head {} at the {}: {}: {}  [eps^-({}), {}; rule {}]\n", s.head,
+                         theorems::to_text(s.where), theorems::to_text(s.action), s.what,
+                         symbolic::canonical(s.exponent), s.entry, theorems::rule_of(s.action));
     }
     for (const theorems::Decoding& d : p.decodings) {
       if (d.layer != l) continue;
       out += fmt::format("    FFN at the {} decodes {} positions  [eps^-({}), {}]\n",
-                         where_text(d.where), symbolic::canonical(d.size),
+                         theorems::to_text(d.where), symbolic::canonical(d.size),
                          symbolic::canonical(d.exponent), d.entry);
     }
     const theorems::LayerSets& s = p.sets[static_cast<std::size_t>(l)];
-    out += fmt::format("  layer {}: I(t) = {} (size {})  I(T+1) = {} (size {})\n", l, s.token,
-                       s.token_size, s.readout, symbolic::canonical(s.readout_size));
+    out += fmt::format("  layer {}: I(t) = {} (size {})  I(T+1) = {} (size {})\n", l,
+                       set_text(s.token), s.token_size, set_text(s.readout),
+                       symbolic::canonical(s.readout_size));
   }
-  for (const std::string& f : p.fallbacks) out += "  aggregation because " + f + "\n";
+  if (!p.reason.empty()) out += "  because " + p.reason + "\n";
+  if (p.truncated) out += "  (the placement search hit its node budget: the best plan found is shown)\n";
   out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n",
                      p.rate().print(Landau::kBigO), theorems::to_text(p.verdict), p.dominant,
                      fmt::join(p.entries, ", "));

@@ -37,6 +37,14 @@ void terms(const Node& n, std::vector<const Node*>& out) {
 }
 
 void add(std::vector<Monomial>& poly, Monomial m) {
+  // A literal range (i = 1..3) multiplies the coefficient; named ones stay names.
+  std::erase_if(m.names, [&](const std::string& n) {
+    const bool literal = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+    if (literal) m.coefficient *= std::stol(n);
+    return literal;
+  });
   std::sort(m.names.begin(), m.names.end());
   for (Monomial& p : poly) {
     if (p.names == m.names && p.power == m.power) {

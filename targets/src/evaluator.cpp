@@ -64,6 +64,11 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
 }
 
 void Evaluator::prepare(const Node& n) {
+  if (n.kind == Node::Kind::kRef && !n.position_name.empty()) {
+    require(tokens_ + n.offset >= 1, "the formula reads " + to_text(n) +
+                                         ", before the first token for T = " +
+                                         std::to_string(tokens_));
+  }
   if (n.kind == Node::Kind::kReduce) {
     std::vector<Range>& ranges = ranges_[&n];
     for (const Binder& b : n.binders) {
@@ -103,12 +108,17 @@ Evaluator::Value Evaluator::eval(const Node& n, const Eigen::Ref<const Eigen::Ma
       out.s = n.number;
       return out;
     case K::kRef: {
-      const long i = n.position > 0    ? n.position
-                     : n.index.empty() ? 0
-                                       : env[static_cast<std::size_t>(slots_.at(n.index))];
+      const long i = n.position > 0               ? n.position
+                     : !n.position_name.empty() ? tokens_ + n.offset
+                     : n.index.empty()          ? 0
+                                  : env[static_cast<std::size_t>(slots_.at(n.index))] + n.offset;
       if (n.name == "x") {
-        out.v = x.col(i - 1);
         out.vector = true;
+        if (i < 1 || i > tokens_) {  // x[t+c] beyond the sequence reads zero (docs/targets.md)
+          out.v = Vec::Zero(token_dim_);
+          return out;
+        }
+        out.v = x.col(i - 1);
         return out;
       }
       const Eigen::MatrixXd& p =

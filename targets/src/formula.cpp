@@ -53,8 +53,11 @@ struct kth : peg::seq<tok<kw_kth>, peg::must<open_paren>, peg::must<tok<bound>>,
 struct call : peg::seq<tok<name>, open_paren, peg::list_must<expr, comma>, peg::must<close_paren>> {
 };
 struct subscript_value : peg::sor<number, name> {};
+struct offset_sign : tok<peg::one<'+', '-'>> {};
+struct subscript_offset : peg::seq<offset_sign, peg::must<tok<number>>> {};
 struct ref : peg::seq<tok<name>, peg::opt<tok<peg::one<'['>>, peg::must<tok<subscript_value>>,
-                                          peg::must<close_bracket>>> {};
+                                          peg::opt<subscript_offset>, peg::must<close_bracket>>> {
+};
 struct paren : peg::seq<open_paren, peg::must<expr>, peg::must<close_paren>> {};
 struct literal : tok<number> {};
 struct primary : peg::sor<literal, reduction, kth, call, ref, paren> {};
@@ -90,6 +93,7 @@ INFOFLOW_MESSAGE(dots, "expected '..' in the range");
 INFOFLOW_MESSAGE(tok<bound>, "expected an integer or a name");
 INFOFLOW_MESSAGE(tok<name>, "expected an index name");
 INFOFLOW_MESSAGE(tok<subscript_value>, "expected an index or a position");
+INFOFLOW_MESSAGE(tok<number>, "expected an integer offset, e.g. x[t+1]");
 #undef INFOFLOW_MESSAGE
 
 template <class Rule>
@@ -104,9 +108,9 @@ template <class Rule>
 using selector = peg::parse_tree::selector<
     Rule,
     peg::parse_tree::store_content::on<number, name, bound, subscript_value, reduce_op, not_equal,
-                                       less, mul_op, add_op>,
+                                       less, mul_op, add_op, offset_sign>,
     peg::parse_tree::remove_content::on<expr, term, negate, power, reduction, kth, key, call, ref,
-                                        binder, chain, range, binders, literal>>;
+                                        binder, chain, range, binders, literal, subscript_offset>>;
 
 }  // namespace grammar
 
@@ -207,13 +211,23 @@ class Builder {
     out.kind = Node::Kind::kRef;
     out.name = n.children.front()->string();
     out.column = column_of(n);
-    if (n.children.size() == 2) {
+    if (n.children.size() >= 2) {
       const PNode& sub = *n.children[1]->children.front();
-      if (sub.is_type<grammar::number>()) {
+      const bool literal = sub.is_type<grammar::number>();
+      if (literal) {
         out.position = to_long(sub.string_view());
         if (out.position < 1) fail(where_, column_of(sub), "positions count from 1");
       } else {
         out.index = sub.string();
+      }
+      if (n.children.size() == 3) {
+        const PNode& offset = *n.children[2];
+        if (literal) {
+          fail(where_, column_of(offset),
+               "an offset goes with an index or T (x[t+1], x[T-1]); write the position itself");
+        }
+        const long magnitude = to_long(offset.children[1]->string_view());
+        out.offset = offset.children[0]->string_view().front() == '-' ? -magnitude : magnitude;
       }
     }
     return out;
@@ -242,9 +256,10 @@ class Builder {
         out.binders.push_back(b);
       } else {  // chain: name (op name)+
         const auto& c = item->children;
-        out.binders.push_back(Binder{c[0]->string(), false, {}, {}, column_of(*c[0])});
+        out.binders.push_back(Binder{c[0]->string(), false, {}, {}, column_of(*c[0]), true});
         for (std::size_t k = 1; k + 1 < c.size(); k += 2) {
-          out.binders.push_back(Binder{c[k + 1]->string(), false, {}, {}, column_of(*c[k + 1])});
+          out.binders.push_back(
+              Binder{c[k + 1]->string(), false, {}, {}, column_of(*c[k + 1]), true});
           out.constraints.push_back(
               {c[k - 1]->string(), c[k]->is_type<grammar::less>(), c[k + 1]->string()});
         }
@@ -296,6 +311,11 @@ class Checker {
     }
   }
 
+  /// A name some range, rank or position of the formula uses as an integer (D in 1..D).
+  [[nodiscard]] bool is_integer_name(const std::string& name) const {
+    return std::find(integer_names_.begin(), integer_names_.end(), name) != integer_names_.end();
+  }
+
   Scope* find(const std::string& name) {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       if (it->name == name) return &*it;
@@ -334,10 +354,20 @@ class Checker {
 
   /// A reference's kind is given by where it is used; `wanted` is that kind.
   void check_ref(Node& n, ValueKind wanted) {
+    if (n.name == "x" && n.index == "T" && find("T") == nullptr) {  // x[T], x[T-1]
+      n.position_name = "T";
+      n.index.clear();
+      if (n.offset > 0) fail(where_, n.column, "x[T+" + std::to_string(n.offset) + "] is beyond the last token");
+      f_.reads_positions_ = true;
+      note_integer(Bound{0, "T"});
+    }
+    if (n.offset != 0 && n.name != "x")
+      fail(where_, n.column, "a parameter family is subscripted by its index alone, e.g. " + n.name + "[i]");
     if (!n.index.empty()) {
       Scope* s = find(n.index);
       if (s == nullptr)
         fail(where_, n.column, "index '" + n.index + "' is not bound by any reduction");
+      if (n.offset != 0) f_.reads_positions_ = true;
       s->used = true;
       (n.name == "x" ? s->subscripts_x : s->subscripts_parameter) = true;
       if (n.name != "x" && !s->binder->has_range) {
@@ -347,8 +377,9 @@ class Checker {
       }
     }
     if (n.name == "x") {
-      if (n.index.empty() && n.position == 0)
+      if (n.index.empty() && n.position == 0 && n.position_name.empty())
         fail(where_, n.column, "x needs a subscript: x[t] or x[1]");
+      if (n.position > 0) f_.reads_positions_ = true;
       f_.highest_position_ = std::max(f_.highest_position_, n.position);
       n.value = ValueKind::kVector;
       return;
@@ -476,8 +507,20 @@ class Checker {
 
   void check_reduce(Node& n) {
     const std::size_t depth = scopes_.size();
+    // A chain may constrain an index bound further out (min(t != s) inside max(s)): that name
+    // is a reference, not a binder.
+    std::erase_if(n.binders, [&](const Binder& b) { return b.from_chain && find(b.name) != nullptr; });
+    if (n.binders.empty()) fail(where_, n.column, "the reduction binds no index of its own");
+    for (const IndexConstraint& c : n.constraints) {
+      if (c.strict_order) f_.reads_positions_ = true;
+    }
     for (const Binder& b : n.binders) {
       if (b.name == "x") fail(where_, b.column, "x is the sequence; pick another index name");
+      if (b.name == "T" || b.name == "eps" || is_integer_name(b.name)) {
+        fail(where_, b.column,
+             "'" + b.name + "' is a named quantity (sequence length, precision or a range bound), "
+             "not an index; pick another index name");
+      }
       if (find(b.name) != nullptr)
         fail(where_, b.column, "index '" + b.name + "' is already bound");
       for (std::size_t j = depth; j < scopes_.size(); ++j) {
@@ -509,6 +552,10 @@ class Checker {
     for (std::size_t j = depth; j < scopes_.size(); ++j) {
       const Scope& s = scopes_[j];
       if (!s.used) fail(where_, s.binder->column, "index '" + s.name + "' is bound but not used");
+      const Binder& b = *s.binder;
+      const bool all_tokens =
+          !b.has_range || (b.low.name.empty() && b.low.value == 1 && b.high.name == "T");
+      if (s.subscripts_x && !all_tokens) f_.reads_positions_ = true;  // sum(p = 1..3) x[p]
       if (s.subscripts_x && s.subscripts_parameter) {
         fail(where_, s.binder->column,
              "index '" + s.name + "' subscripts both x and a parameter family");
@@ -522,7 +569,28 @@ class Checker {
   SourceLocation where_;
   std::vector<Scope> scopes_;
   std::size_t counter_ = 0;
+
+ public:
+  std::vector<std::string> integer_names_;  ///< every named bound and rank, collected first
 };
+
+namespace {
+void collect_integer_names(const Node& n, std::vector<std::string>& out) {
+  if (n.kind == Node::Kind::kReduce) {
+    auto note = [&](const Bound& b) {
+      if (!b.name.empty()) out.push_back(b.name);
+    };
+    if (n.op == ReduceOp::kKth) note(n.rank);
+    for (const Binder& b : n.binders) {
+      if (b.has_range) {
+        note(b.low);
+        note(b.high);
+      }
+    }
+  }
+  for (const Node& a : n.args) collect_integer_names(a, out);
+}
+}  // namespace
 
 Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   Formula f;
@@ -538,7 +606,9 @@ Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   }
   if (!tree || tree->children.empty()) fail(where, 1, "expected an expression");
   f.root_ = Builder(where).build(*tree->children.front());
-  Checker(f, where).run();
+  Checker checker(f, where);
+  collect_integer_names(f.root_, checker.integer_names_);
+  checker.run();
   return f;
 }
 
@@ -611,11 +681,16 @@ std::string print(const Node& n, int at_least) {
       if (s.back() == '.') s.pop_back();
       break;
     }
-    case K::kRef:
-      s = n.position > 0    ? n.name + "[" + std::to_string(n.position) + "]"
-          : n.index.empty() ? n.name
-                            : n.name + "[" + n.index + "]";
+    case K::kRef: {
+      const std::string sub = n.position > 0               ? std::to_string(n.position)
+                              : !n.position_name.empty() ? n.position_name
+                                                         : n.index;
+      const std::string offset = n.offset > 0   ? "+" + std::to_string(n.offset)
+                                 : n.offset < 0 ? std::to_string(n.offset)
+                                                : "";
+      s = sub.empty() ? n.name : n.name + "[" + sub + offset + "]";
       break;
+    }
     case K::kCall:
       s = n.name + "(";
       for (std::size_t i = 0; i < n.args.size(); ++i) s += (i ? ", " : "") + print(n.args[i], 0);

@@ -153,7 +153,7 @@ std::vector<TargetSpec> load_targets(const fs::path& file) {
     }
     t.token_dim = r.integer("d", 1).value_or(4);
     t.embedding = r.integer("E", 1).value_or(16);
-    t.positional = t.formula.highest_position() > 0;
+    t.positional = t.formula.reads_positions();
     if (const toml::node* pe = r.get("pe")) {
       const auto* b = pe->as_boolean();
       if (b == nullptr) throw InputError(r.where(*pe), "target: 'pe' must be true or false");

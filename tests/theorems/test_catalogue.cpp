@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_SUITE(catalogue)
 
 BOOST_AUTO_TEST_CASE(holds_every_entry_of_the_theory) {
   const Catalogue c = Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
-  BOOST_TEST(c.entries().size() == 9u);
+  BOOST_TEST(c.entries().size() == 10u);
   BOOST_TEST(c.papers().size() == 2u);
   // Hand-checked exponents of 1/eps, one per theorem of THEORY.md section 3.
   const std::vector<std::pair<std::string, std::string>> expected = {
@@ -41,13 +41,15 @@ BOOST_AUTO_TEST_CASE(holds_every_entry_of_the_theory) {
       {"head_count.enough_heads", "gamma"},
       {"head_count.too_few_heads", "(T/4 - s - D + 1)/((n+1)*s + 1) - 1"},
       {"head_count.memorisation", "1 + gamma"},
-      {"head_count.depth_conjecture", "c*T - c0"}};
+      {"head_count.depth_conjecture", "c*T - c0"},
+      {"infoflow.uniform_aggregation", "1"}};
   for (const auto& [id, exponent] : expected) {
     const Entry* e = c.find(id);
     BOOST_TEST_REQUIRE(e != nullptr, id);
     BOOST_TEST(same(e->rate.eps_exponent(), ex_of(exponent)), id);
   }
   BOOST_TEST(c.find("head_count.depth_conjecture")->provenance == Provenance::kConjecture);
+  BOOST_TEST(c.find("infoflow.uniform_aggregation")->provenance == Provenance::kFormalization);
   BOOST_TEST(c.find("infoflow.thm2.kth_max")->kind == Kind::kLower);
   BOOST_TEST(c.find("infoflow.thm2.kth_max")->hypotheses.size() == 1u);
 }

@@ -23,7 +23,7 @@
 ///   binders   := item (',' item)*          item := name ('=' bound '..' bound)? | chain
 ///   chain     := name (('!=' | '<') name)+  (binds every name; s != t, t1 < t2 < t3)
 ///   call      := name '(' expr (',' expr)* ')'
-///   ref       := name ('[' (number | name) ']')?
+///   ref       := name ('[' (number | name) (('+' | '-') number)? ']')?
 ///
 /// An index bound without a range runs over the tokens 1..T; `i = 1..D` runs over a range
 /// (over tokens if the index subscripts x, over a parameter family otherwise). `kth(k, ...)`
@@ -33,6 +33,11 @@
 /// bilinear(M, v, v), norm(v), sqnorm(v) and the scalar functions exp, log, sqrt, abs, tanh,
 /// sin, cos, relu. Any other name is a random parameter drawn from the task seed, its kind
 /// (scalar, vector, matrix) given by its use; x is the sequence.
+///
+/// Positions: x[3] is a fixed position, x[T] the last token and x[T-1] the one before it;
+/// x[t+1] and x[t-2] are relative to a token index t (a zero vector where t+c falls outside
+/// 1..T). A chain may name an index bound further out, which it constrains without binding it:
+/// max(s) min(t != s) dot(x[s], x[t]). T and the formula's named integers cannot be indices.
 
 #include <cstddef>
 #include <map>
@@ -60,6 +65,7 @@ struct Binder {
   Bound low;
   Bound high;
   std::size_t column = 0;
+  bool from_chain = false;  ///< named in a chain (s != t), which may refer to an outer index
 };
 
 /// `a != b` or `a < b` between two bound indices.
@@ -76,6 +82,8 @@ struct Node {
   std::string name;        ///< kRef: "x" or a parameter; kCall: the function
   std::string index;       ///< kRef: the subscript's index name ("" if none or a literal)
   long position = 0;       ///< kRef: a literal subscript (x[3]), 0 if none
+  std::string position_name;  ///< kRef: a named position (x[T]), "" if none
+  long offset = 0;            ///< kRef: x[t+1], x[T-1]
   std::vector<Node> args;  ///< operands; kReduce: body, then the key if any
   // kReduce only:
   ReduceOp op = ReduceOp::kMax;
@@ -111,6 +119,9 @@ class Formula {
   [[nodiscard]] const std::vector<std::string>& free_integers() const { return free_integers_; }
   /// The largest literal token position (x[3] gives 3), 0 if none.
   [[nodiscard]] long highest_position() const { return highest_position_; }
+  /// Reads token positions: a fixed or named position, a relative offset or an order
+  /// constraint (s < t). Such a target is order-dependent unless its body is symmetric.
+  [[nodiscard]] bool reads_positions() const { return reads_positions_; }
 
  private:
   Node root_;
@@ -118,6 +129,7 @@ class Formula {
   std::vector<Parameter> parameters_;
   std::vector<std::string> free_integers_;
   long highest_position_ = 0;
+  bool reads_positions_ = false;
   friend class Checker;
 };
 

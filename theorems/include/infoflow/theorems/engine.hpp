@@ -2,27 +2,19 @@
 #define INFOFLOW_THEOREMS_ENGINE_HPP_
 
 /// \file
-/// The InfoFlow engine (THEORY.md section 4): for a target and an architecture, the cheapest
-/// plan of information flow to the readout, its predicted rate and verdict.
+/// The InfoFlow engine (THEORY.md section 4; rules in docs/infoflow_engine.md): for a target and
+/// an architecture, the cheapest plan of information flow to the readout under the rules, its
+/// predicted rate and its verdict.
 ///
-/// Rules (formalization, docs/infoflow_engine.md):
-/// - capacity: in layer l each of the h_l heads acts once at the input tokens and once at the
-///   readout (two token classes);
-/// - a comparison of order 1 (an extremum over tokens) is one max-position retrieval at the
-///   readout, in any layer; of order 2, a retrieval at every token in layer a, then one at
-///   the readout in a layer b > a; k-th retrieval (k >= 2) replaces the readout's max;
-/// - a coupled comparison of order >= 3, a sum over tokens, or a comparison left without
-///   slots falls back to global aggregation at the readout; fixed positions are gathered by
-///   specific-position aggregation (with a positional encoding; global aggregation without);
-/// - every step is priced by a catalogue entry, named by id (CostModel): retrievals by the
-///   efficient rate, decoding a set of size T0 by Theorem 3 floored by the efficient rate,
-///   k-th retrieval by Theorem 2; a plan costs its dominant step (as T -> infinity, then the
-///   constant);
-/// - verdict: efficient when the exponent of 1/eps does not grow with T; otherwise
-///   super-polynomial when a coupled comparison of order >= 3 forces it (no architecture
-///   helps), exponential in T else.
+/// The target is compiled into quantities (program.hpp); a plan places each quantity's action
+/// in a (layer, head, token class) slot so that everything its score reads is held by then,
+/// and the readout holds the output at the end. The search is exact: every placement is tried
+/// (with pruning), and the cheapest wins; when none exists, the target falls back to one global
+/// aggregation (or, for a k-th largest, to one k-th retrieval priced by Theorem 2). Every step
+/// names its rule and the catalogue entry that prices it.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +22,9 @@
 #include <ginac/ginac.h>
 
 #include "infoflow/symbolic/rate.hpp"
-#include "infoflow/targets/analysis.hpp"
 #include "infoflow/targets/formula.hpp"
 #include "infoflow/theorems/catalogue.hpp"
+#include "infoflow/theorems/program.hpp"
 
 namespace infoflow::theorems {
 
@@ -54,36 +46,57 @@ struct Architecture {
   [[nodiscard]] std::string heads_text() const;  ///< "(2,2)"
 };
 
-enum class Verdict { kEfficient, kExponentialInT, kSuperPolynomial };
+enum class Verdict {
+  kEfficient,          ///< the exponent of 1/eps does not grow with T
+  kExponentialInT,     ///< it grows; more heads or layers would help
+  kSuperPolynomial,    ///< it grows because a comparison of order >= 3 forces aggregation
+  kNotComputable,      ///< order-dependent target, no positional encoding
+  kOutsideFramework,   ///< a construct no rule covers
+};
 std::string to_text(Verdict verdict);
 
 enum class TokenClass { kInputs, kReadout };
-enum class Action { kMaxRetrieval, kKthRetrieval, kGlobalAggregation, kPositionAggregation };
+std::string to_text(TokenClass where);
+
+enum class Action {
+  kMaxRetrieval,
+  kMaskedRetrieval,
+  kKthRetrieval,
+  kGlobalAggregation,
+  kPositionAggregation,
+  kRelativeFetch,
+  kUniformAggregation,
+  kCarry,
+};
 std::string to_text(Action action);
+/// The section of docs/infoflow_engine.md that states the action's rule.
+std::string rule_of(Action action);
 
 /// The catalogue entries that price the modes.
 struct CostModel {
   std::string efficient = "infoflow.thm1.two_layer";  ///< a max-position retrieval; the floor
   std::string decoding = "infoflow.thm3.decoding";    ///< decoding a set of size T0
   std::string kth = "infoflow.thm2.kth_max";          ///< retrieving the k-th largest
+  std::string mean = "infoflow.uniform_aggregation";  ///< the mean of a token-wise value
 };
 
 struct PlanStep {
   long layer = 1;  ///< 1-based
-  long head = 1;   ///< 1-based within the layer
+  long head = 1;   ///< 1-based within the layer and token class
   TokenClass where = TokenClass::kReadout;
   Action action = Action::kMaxRetrieval;
-  std::string what;    ///< e.g. "s1*(t) = argmax_s of max(s, t) bilinear(A[1], x[s], x[t])"
+  std::string quantity;  ///< the quantity's name (m1, g2, P), "" for a carry or the fallback
+  std::string what;
   std::string entry;   ///< the catalogue entry pricing it
   GiNaC::ex exponent;  ///< of 1/eps
 };
 
-/// The information sets after layer `layer` (0: the input).
+/// The information sets after layer `layer` (0: the input), as the union of their parts.
 struct LayerSets {
   long layer = 0;
-  std::string token;  ///< I(t, layer) of a typical input token
+  std::vector<std::string> token;  ///< parts of I(t, layer) of a typical input token
   long token_size = 1;
-  std::string readout;  ///< I(T+1, layer)
+  std::vector<std::string> readout;  ///< parts of I(T+1, layer)
   GiNaC::ex readout_size;
 };
 
@@ -99,12 +112,12 @@ struct Decoding {
 struct Target {
   std::string name;
   targets::Formula formula;
-  targets::Analysis analysis;
   targets::Bindings bindings;        ///< values of D, k, ... (T stays symbolic)
   std::string family = "retrieval";  ///< the catalogue task family the target belongs to
   bool is_family = false;            ///< the target is exactly that family
+  std::shared_ptr<const Program> program;
 
-  /// Analyses the formula; checks that every named integer but T has a value.
+  /// Compiles the formula (program.hpp); InputError for a named integer without a value.
   Target(std::string name, targets::Formula formula, targets::Bindings bindings, std::string family,
          bool is_family = false);
 };
@@ -114,31 +127,34 @@ struct Plan {
   std::vector<PlanStep> steps;
   std::vector<Decoding> decodings;
   std::vector<LayerSets> sets;
-  std::vector<std::string> fallbacks;  ///< why aggregation was needed
-  GiNaC::ex exponent;                  ///< the rate is eps^(-exponent)
-  std::string dominant;                ///< which step decides it
+  GiNaC::ex exponent;    ///< the rate is eps^(-exponent)
+  std::string dominant;  ///< which step decides it
   Verdict verdict = Verdict::kEfficient;
+  std::string reason;                ///< why the verdict is not "efficient", "" if it is
   std::vector<std::string> entries;  ///< catalogue entries used, sorted
+  bool truncated = false;            ///< the placement search hit its node budget
   [[nodiscard]] symbolic::Rate rate() const;
+  [[nodiscard]] bool priced() const;  ///< a rate exists (not "not computable" or "outside")
 };
 
 struct Search {
   std::optional<Plan> smallest;  ///< fewest heads per layer, then layers, then total heads
   std::vector<Plan> per_depth;   ///< for each L, the efficient plan with the fewest heads
   long architectures = 0;        ///< how many were tried
+  long max_layers = 0;
+  long max_heads = 0;
 };
 
 class Engine {
  public:
   explicit Engine(const Catalogue& catalogue, CostModel costs = {});
 
-  /// The cheapest plan (throws InputError for an invalid architecture or a target the
-  /// planner cannot handle, e.g. a fixed position read inside a comparison).
+  /// The cheapest plan under the rules (throws InputError for an invalid architecture).
   [[nodiscard]] Plan plan(const Target& target, const Architecture& architecture);
 
   /// Every architecture with 1..max_layers layers of 1..max_heads heads (E, d, n and the
   /// positional encoding of `base`; n fixed to base's so that any head count is allowed).
-  [[nodiscard]] Search search(const Target& target, const Architecture& base, long max_layers = 3,
+  [[nodiscard]] Search search(const Target& target, const Architecture& base, long max_layers = 4,
                               long max_heads = 8);
 
   /// The plan's rate as a catalogue entry of provenance `derived`, for the target's own task
@@ -150,10 +166,11 @@ class Engine {
   /// Adds the target's family (once) and the plan's derived entry to `catalogue`.
   void add_derived(Catalogue& catalogue, const Target& target, const Plan& plan) const;
 
- private:
-  GiNaC::ex exponent_of(const std::string& entry, const GiNaC::exmap& values);
-  GiNaC::ex decode_exponent(const GiNaC::ex& size, const Architecture& a);
+  /// The exponent of 1/eps of a catalogue entry with some symbols given values.
+  [[nodiscard]] GiNaC::ex exponent_of(const std::string& entry, const GiNaC::exmap& values);
+  [[nodiscard]] const CostModel& costs() const { return costs_; }
 
+ private:
   const Catalogue& catalogue_;
   CostModel costs_;
   std::map<std::string, GiNaC::ex> cache_;

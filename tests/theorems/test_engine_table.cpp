@@ -1,0 +1,73 @@
+// The engine on the table of targets in tests/data/engine_targets.toml: each row's verdict on
+// one architecture and the smallest efficient architecture, checked by hand against the rules.
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <toml++/toml.h>
+
+#include "infoflow/theorems/engine.hpp"
+
+namespace th = infoflow::theorems;
+namespace tg = infoflow::targets;
+
+namespace {
+
+std::vector<long> heads_of(const std::string& text) {
+  std::vector<long> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(std::stol(text.substr(start, comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string heads_text(const std::vector<long>& h) {
+  std::string out;
+  for (const long x : h) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(engine_table)
+
+BOOST_AUTO_TEST_CASE(every_target_of_the_table_gets_the_answer_of_the_rules) {
+  const th::Catalogue catalogue = th::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
+  th::Engine engine(catalogue);
+  const toml::table table = toml::parse_file(INFOFLOW_TEST_DATA_DIR "/engine_targets.toml");
+  const toml::array& cases = *table["case"].as_array();
+  BOOST_TEST(cases.size() >= 40u);
+  for (const toml::node& node : cases) {
+    const toml::table& row = *node.as_table();
+    const std::string formula = row["formula"].value_or(std::string());
+    tg::Bindings bindings;
+    if (const toml::table* set = row["set"].as_table()) {
+      for (const auto& [k, v] : *set) bindings[std::string(k.str())] = v.value_or(0L);
+    }
+    th::Architecture a;
+    a.heads = heads_of(row["on"].value_or(std::string()));
+    a.embedding = 16;
+    a.token_dim = 4;
+    a.head_dim = 4;
+    a.positional = row["pe"].value_or(false);
+    BOOST_TEST_CONTEXT(formula << " on (" << heads_text(a.heads) << ")"
+                               << (a.positional ? " with positions" : "") << ": "
+                               << row["why"].value_or(std::string())) {
+      const th::Target target("t", tg::Formula::parse(formula), bindings, "retrieval");
+      const th::Plan plan = engine.plan(target, a);
+      BOOST_TEST(th::to_text(plan.verdict) == row["verdict"].value_or(std::string()));
+      BOOST_TEST(!plan.truncated);
+      BOOST_TEST(plan.reason.empty() == (plan.verdict == th::Verdict::kEfficient));
+      const th::Search search = engine.search(target, a, 4, 8);
+      const std::string smallest =
+          search.smallest ? heads_text(search.smallest->architecture.heads) : "none";
+      BOOST_TEST(smallest == row["smallest"].value_or(std::string()));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,91 @@
+#ifndef INFOFLOW_THEOREMS_PROGRAM_HPP_
+#define INFOFLOW_THEOREMS_PROGRAM_HPP_
+
+/// \file
+/// The quantity compiler of the InfoFlow engine (docs/infoflow_engine.md, "Quantities"): a
+/// target formula becomes the quantities a network must hold to compute it, each obtained by
+/// one action of one head (a retrieval, a fetch of positions, a uniform average), with the
+/// quantities its score reads. Reductions over several token indices are resolved by variable
+/// elimination (max-sum style): each eliminated index is a retrieval at the tokens that
+/// remain; a factor that couples three or more indices at once cannot be eliminated and sets
+/// the comparison order. The planner (engine.hpp) then places the quantities in
+/// (layer, head, token class) slots.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ginac/ginac.h>
+
+#include "infoflow/targets/formula.hpp"
+
+namespace infoflow::theorems {
+
+/// Where a quantity lives: one value for the whole sequence (held by the readout, or by every
+/// token alike), or one value at each token.
+enum class Holder { kGlobal, kToken };
+
+/// How a quantity is obtained; each is a section of docs/infoflow_engine.md.
+enum class Mode {
+  kRetrieval,    ///< max-position retrieval: the argmax of a score over the tokens
+  kRankStep,     ///< step j >= 2 of a k-th largest: a retrieval masked by step j - 1
+  kPositions,    ///< specific-position aggregation of the target's fixed positions
+  kRelative,     ///< x[t+c]: every token fetches the token c places away
+  kMean,         ///< uniform attention: the mean of a token-wise value
+  kAggregation,  ///< global aggregation: a comparison no elimination order resolves
+};
+std::string to_text(Mode mode);
+
+struct Quantity {
+  std::string name;  ///< m1, g2, P, r+1: how plans and information sets refer to it
+  Holder holder = Holder::kGlobal;
+  Mode mode = Mode::kRetrieval;
+  std::string what;        ///< the quantity in words and formulas
+  std::vector<int> needs;  ///< quantities (indices) its score or value reads
+  bool needs_at_tokens = false;  ///< kMean: the tokens themselves must hold the needs
+  bool needs_ffn = false;  ///< kMean: the averaged value is nonlinear, an FFN computes it first
+  long positions = 0;      ///< kPositions: how many positions it gathers
+  int order = 0;           ///< kAggregation: the order of the comparison that forces it
+};
+
+/// A k-th largest (k >= 2): a chain of k masked retrievals (the steps), or one k-th
+/// retrieval priced by Theorem 2 in their place.
+struct Ranked {
+  std::vector<int> steps;
+  long rank = 2;
+  std::string text;
+};
+
+/// One reduction over tokens, as the comparison tree shows it.
+struct Comparison {
+  std::string text;
+  int order = 1;            ///< 1 + the largest set of indices a message depends on
+  std::string elimination;  ///< "t -> m1(s); s -> g1", or why none exists
+  bool blocked = false;     ///< no elimination order keeps messages on single tokens
+  bool sum = false;         ///< a sum over tokens
+};
+
+struct Program {
+  std::vector<Quantity> quantities;  ///< each after the ones it needs
+  std::vector<int> outputs;          ///< global quantities the readout needs at the end
+  std::vector<Ranked> ranked;
+  std::vector<Comparison> comparisons;
+  std::vector<std::string> order_dependent;  ///< constructs that read token order
+  std::optional<std::string> outside;        ///< why the target is outside the framework
+  int order = 0;                             ///< beta', the largest comparison order
+  GiNaC::ex comparison_number = 0;           ///< sum over comparisons of T^order
+  /// Copies of one unrolled template (sum(i = 1..D) ...): each inner list holds the first
+  /// quantity of each copy; copies are interchangeable, so a search may order them.
+  std::vector<std::vector<int>> interchangeable;
+
+  [[nodiscard]] bool blocked() const;
+  [[nodiscard]] std::string elimination_text() const;
+};
+
+/// Compiles a formula whose named integers other than T have values in `bindings`. Throws
+/// InputError (with the column) for a range or rank with no value.
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings);
+
+}  // namespace infoflow::theorems
+
+#endif  // INFOFLOW_THEOREMS_PROGRAM_HPP_

@@ -1,0 +1,590 @@
+// The engine: prices from the catalogue, the plan of the cheapest placement (or the fallback),
+// verdicts, the search over architectures.
+#include "infoflow/theorems/engine.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "infoflow/symbolic/canonical.hpp"
+#include "infoflow/symbolic/symbols.hpp"
+#include "placement.hpp"
+
+namespace infoflow::theorems {
+
+namespace {
+
+const GiNaC::possymbol& sym(const char* name) {
+  return symbolic::SymbolRegistry::standard().at(name).symbol;
+}
+
+double number(const GiNaC::ex& e, const std::string& what) {
+  const GiNaC::ex v = e.evalf();
+  if (!GiNaC::is_a<GiNaC::numeric>(v)) {
+    throw InputError("the InfoFlow engine needs " + what + " as a number once d, E and n have values, not " +
+                     symbolic::canonical(e));
+  }
+  return GiNaC::ex_to<GiNaC::numeric>(v).to_double();
+}
+
+/// An exponent's order as T -> infinity, for exact comparisons of the chosen plan's steps.
+detail::Price price_of(const GiNaC::ex& a) {
+  const GiNaC::ex e = a.expand();
+  return {number(e.coeff(sym("T"), 1), "a slope in T"), number(e.coeff(sym("T"), 0), "an exponent")};
+}
+
+Action action_of(const Quantity& q, bool theorem2) {
+  if (theorem2) return Action::kKthRetrieval;
+  switch (q.mode) {
+    case Mode::kRetrieval:
+      return Action::kMaxRetrieval;
+    case Mode::kRankStep:
+      return Action::kMaskedRetrieval;
+    case Mode::kPositions:
+      return Action::kPositionAggregation;
+    case Mode::kRelative:
+      return Action::kRelativeFetch;
+    case Mode::kMean:
+      return Action::kUniformAggregation;
+    case Mode::kAggregation:
+      return Action::kGlobalAggregation;
+  }
+  return Action::kMaxRetrieval;
+}
+
+/// How an information set refers to what a quantity's action fetches.
+std::string fetched(const Quantity& q) {
+  switch (q.mode) {
+    case Mode::kPositions:
+      return q.what.substr(q.what.find('{'));
+    case Mode::kRelative:
+      return "t" + q.name.substr(1);
+    case Mode::kMean:
+      return "mean " + q.name;
+    default:
+      return q.holder == Holder::kToken ? q.name + "(t)" : q.name;
+  }
+}
+
+}  // namespace
+
+// ---- architecture and names --------------------------------------------------------------
+
+void Architecture::validate() const {
+  if (heads.empty()) throw InputError("the architecture needs at least one layer");
+  if (embedding < 1) throw InputError("E must be at least 1");
+  if (token_dim < 1) throw InputError("d must be at least 1");
+  if (head_dim < 0) throw InputError("the head dimension n must be positive");
+  for (std::size_t l = 0; l < heads.size(); ++l) {
+    if (heads[l] < 1) {
+      throw InputError("layer " + std::to_string(l + 1) + " has " + std::to_string(heads[l]) +
+                       " heads; at least 1 is needed");
+    }
+    if (head_dim == 0 && embedding % heads[l] != 0) {
+      throw InputError("layer " + std::to_string(l + 1) + ": " + std::to_string(heads[l]) +
+                       " heads do not divide E = " + std::to_string(embedding) +
+                       " (give the head dimension n to fix it)");
+    }
+  }
+}
+
+long Architecture::head_dim_of(long layer) const {
+  return head_dim > 0 ? head_dim : embedding / heads[static_cast<std::size_t>(layer)];
+}
+
+long Architecture::total_heads() const {
+  long total = 0;
+  for (const long h : heads) total += h;
+  return total;
+}
+
+long Architecture::widest() const {
+  return *std::max_element(heads.begin(), heads.end());
+}
+
+std::string Architecture::heads_text() const {
+  return fmt::format("({})", fmt::join(heads, ","));
+}
+
+std::string Architecture::text() const {
+  return fmt::format("L={} h={} E={} d={} n={} pe={}", layers(), heads_text(), embedding, token_dim,
+                     head_dim > 0 ? std::to_string(head_dim) : "E/h", positional ? "on" : "off");
+}
+
+std::string to_text(Verdict v) {
+  switch (v) {
+    case Verdict::kEfficient:
+      return "efficient";
+    case Verdict::kExponentialInT:
+      return "exponential in T";
+    case Verdict::kSuperPolynomial:
+      return "super-polynomial";
+    case Verdict::kNotComputable:
+      return "not computable";
+    case Verdict::kOutsideFramework:
+      return "outside the framework";
+  }
+  return "";
+}
+
+std::string to_text(TokenClass where) {
+  return where == TokenClass::kReadout ? "readout" : "tokens";
+}
+
+std::string to_text(Action a) {
+  switch (a) {
+    case Action::kMaxRetrieval:
+      return "max-position retrieval";
+    case Action::kMaskedRetrieval:
+      return "masked retrieval";
+    case Action::kKthRetrieval:
+      return "k-th retrieval";
+    case Action::kGlobalAggregation:
+      return "global aggregation";
+    case Action::kPositionAggregation:
+      return "specific-position aggregation";
+    case Action::kRelativeFetch:
+      return "relative-position fetch";
+    case Action::kUniformAggregation:
+      return "uniform aggregation";
+    case Action::kCarry:
+      return "carry";
+  }
+  return "";
+}
+
+std::string rule_of(Action a) {
+  switch (a) {
+    case Action::kMaxRetrieval:
+      return "R1 max-position retrieval";
+    case Action::kMaskedRetrieval:
+      return "R2 k-th largest as masked retrievals";
+    case Action::kKthRetrieval:
+      return "R3 k-th retrieval in one layer";
+    case Action::kGlobalAggregation:
+      return "R4 global aggregation";
+    case Action::kPositionAggregation:
+      return "R5 positions";
+    case Action::kRelativeFetch:
+      return "R5 positions";
+    case Action::kUniformAggregation:
+      return "R6 uniform aggregation";
+    case Action::kCarry:
+      return "R7 carrying";
+  }
+  return "";
+}
+
+Target::Target(std::string name_, targets::Formula formula_, targets::Bindings bindings_,
+               std::string family_, bool is_family_)
+    : name(std::move(name_)),
+      formula(std::move(formula_)),
+      bindings(std::move(bindings_)),
+      family(std::move(family_)),
+      is_family(is_family_) {
+  try {
+    program = std::make_shared<const Program>(compile(formula, bindings));
+  } catch (const InputError& e) {
+    throw InputError("target " + name + ": " + e.message() +
+                     (e.where().column > 0 ? fmt::format(" (column {})", e.where().column) : ""));
+  }
+}
+
+symbolic::Rate Plan::rate() const {
+  return symbolic::Rate::from_ex(GiNaC::pow(sym("eps"), -exponent));
+}
+
+bool Plan::priced() const {
+  return verdict != Verdict::kNotComputable && verdict != Verdict::kOutsideFramework;
+}
+
+// ---- engine --------------------------------------------------------------------------------
+
+Engine::Engine(const Catalogue& catalogue, CostModel costs)
+    : catalogue_(catalogue), costs_(std::move(costs)) {
+  for (const std::string& id : {costs_.efficient, costs_.decoding, costs_.kth, costs_.mean}) {
+    if (catalogue_.find(id) == nullptr) {
+      throw InputError("the InfoFlow engine prices its steps by catalogue entry '" + id +
+                       "', which this catalogue lacks");
+    }
+  }
+}
+
+GiNaC::ex Engine::exponent_of(const std::string& entry, const GiNaC::exmap& values) {
+  std::string key = entry;
+  for (const auto& [s, v] : values)
+    key += "|" + symbolic::canonical(s) + "=" + symbolic::canonical(v);
+  const auto hit = cache_.find(key);
+  if (hit != cache_.end()) return hit->second;
+  const GiNaC::ex a = catalogue_.find(entry)->rate.eps_exponent().subs(values).expand();
+  cache_.emplace(key, a);
+  return a;
+}
+
+namespace {
+
+/// What the plan builder needs from the engine: exact exponents of the priced steps.
+struct Pricer {
+  Engine& engine;
+  const Architecture& a;
+
+  [[nodiscard]] GiNaC::ex floor() const { return engine.exponent_of(engine.costs().efficient, {}); }
+  [[nodiscard]] GiNaC::ex decode(const GiNaC::ex& size) const {
+    const GiNaC::ex e = engine.exponent_of(
+        engine.costs().decoding, {{sym("T0"), size}, {sym("d"), a.token_dim}, {sym("E"), a.embedding}});
+    return detail::cheaper(price_of(e), price_of(floor())) ? floor() : e;
+  }
+  [[nodiscard]] GiNaC::ex kth(long layer, long rank) const {
+    return engine.exponent_of(engine.costs().kth,
+                              {{sym("k"), rank}, {sym("n"), a.head_dim_of(layer - 1)}});
+  }
+  [[nodiscard]] GiNaC::ex mean() const { return engine.exponent_of(engine.costs().mean, {}); }
+
+  [[nodiscard]] detail::PriceModel model() const {
+    detail::PriceModel m;
+    m.floor = price_of(floor());
+    const GiNaC::ex d = engine.exponent_of(
+        engine.costs().decoding, {{sym("d"), a.token_dim}, {sym("E"), a.embedding}});
+    m.decode_per_token = number(d.coeff(sym("T0"), 1), "Theorem 3's slope in T0");
+    m.decode_constant = number(d.coeff(sym("T0"), 0), "Theorem 3's constant");
+    m.mean = price_of(mean());
+    for (long l = 1; l <= a.layers(); ++l) {
+      const GiNaC::ex k = engine.exponent_of(engine.costs().kth, {{sym("n"), a.head_dim_of(l - 1)}});
+      m.kth_per_layer.push_back(
+          {number(k.coeff(sym("T"), 1), "Theorem 2's slope"),
+           number(k.coeff(sym("T"), 0).coeff(sym("k"), 0), "Theorem 2's constant")});
+      m.kth_rank.push_back(number(k.coeff(sym("T"), 0).coeff(sym("k"), 1), "Theorem 2's rank term"));
+    }
+    return m;
+  }
+};
+
+void finish(Plan& p) {
+  p.exponent = 0;
+  bool first = true;
+  std::set<std::string> entries;
+  for (const PlanStep& s : p.steps) {
+    entries.insert(s.entry);
+    if (first || detail::cheaper(price_of(p.exponent), price_of(s.exponent))) {
+      p.exponent = s.exponent;
+      p.dominant = fmt::format("layer {} head {} at the {}: {} ({})", s.layer, s.head,
+                               to_text(s.where), to_text(s.action), s.entry);
+      first = false;
+    }
+  }
+  for (const Decoding& d : p.decodings) {
+    entries.insert(d.entry);
+    if (detail::cheaper(price_of(p.exponent), price_of(d.exponent))) {
+      p.exponent = d.exponent;
+      p.dominant = fmt::format("decoding {} positions at the {} after layer {} ({})",
+                               symbolic::canonical(d.size), to_text(d.where), d.layer, d.entry);
+    }
+  }
+  p.entries.assign(entries.begin(), entries.end());
+}
+
+/// The plan of one global aggregation at the readout in layer 1: the readout then holds every
+/// input, so it computes anything, at the cost of decoding T tokens.
+Plan aggregation_plan(const Pricer& pricer, const Architecture& a, std::string reason) {
+  Plan p;
+  p.architecture = a;
+  const GiNaC::ex T = sym("T");
+  p.steps.push_back(PlanStep{1, 1, TokenClass::kReadout, Action::kGlobalAggregation, "",
+                             "every position {1, ..., T}", pricer.engine.costs().decoding,
+                             pricer.decode(T)});
+  p.sets.push_back(LayerSets{0, {"t"}, 1, {}, 0});
+  for (long l = 1; l <= a.layers(); ++l) {
+    p.sets.push_back(LayerSets{l, {l == 1 ? "t" : "I(t," + std::to_string(l - 1) + ")"}, 1,
+                               {"{1, ..., T}"}, T});
+  }
+  p.decodings.push_back(
+      Decoding{a.layers(), TokenClass::kReadout, T, pricer.engine.costs().decoding, pricer.decode(T)});
+  p.reason = std::move(reason);
+  finish(p);
+  return p;
+}
+
+Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placement& placement) {
+  const Architecture& a = pricer.a;
+  const CostModel& costs = pricer.engine.costs();
+  Plan p;
+  p.architecture = a;
+  const long layers = a.layers();
+  std::vector<std::array<long, 2>> heads(static_cast<std::size_t>(layers + 1), {0, 0});
+  std::vector<std::vector<std::string>> token_parts(static_cast<std::size_t>(layers + 1));
+  std::vector<std::vector<std::string>> readout_parts(static_cast<std::size_t>(layers + 1));
+  std::vector<std::string> carried;  // globals every token holds, for the carry's text
+  for (std::size_t i = 0; i < program.quantities.size(); ++i) {
+    const auto& slot = placement.slots[i];
+    if (!slot) continue;
+    const Quantity& q = program.quantities[i];
+    const bool theorem2 = placement.theorem2[i];
+    PlanStep s;
+    s.layer = slot->layer;
+    s.where = slot->readout ? TokenClass::kReadout : TokenClass::kInputs;
+    s.head = ++heads[static_cast<std::size_t>(s.layer)][slot->readout ? 1 : 0];
+    s.action = action_of(q, theorem2);
+    s.quantity = q.name;
+    s.what = q.what;
+    if (theorem2) {
+      long rank = 2;
+      for (const Ranked& r : program.ranked) {
+        if (r.steps.back() == static_cast<int>(i)) rank = r.rank;
+      }
+      s.entry = costs.kth;
+      s.exponent = pricer.kth(s.layer, rank);
+      s.what = fmt::format("the token of rank {} in one layer: {}", rank, q.what);
+    } else if (q.mode == Mode::kPositions) {
+      s.entry = costs.decoding;
+      s.exponent = pricer.decode(q.positions);
+    } else if (q.mode == Mode::kMean) {
+      s.entry = costs.mean;
+      s.exponent = pricer.mean();
+    } else {
+      s.entry = costs.efficient;
+      s.exponent = pricer.floor();
+    }
+    if (!slot->readout && q.holder == Holder::kGlobal) carried.push_back(q.name);
+    auto& parts = slot->readout ? readout_parts : token_parts;
+    const std::string got = fetched(q);
+    parts[static_cast<std::size_t>(s.layer)].push_back(
+        s.layer == 1 || q.mode == Mode::kMean ? got : "I(" + got + "," + std::to_string(s.layer - 1) + ")");
+    p.steps.push_back(s);
+  }
+  if (placement.carry) {
+    const long l = *placement.carry;
+    PlanStep s{l, ++heads[static_cast<std::size_t>(l)][1], TokenClass::kReadout, Action::kCarry, "",
+               fmt::format("fetches any token, which holds {}", fmt::join(carried, ", ")),
+               costs.efficient, pricer.floor()};
+    readout_parts[static_cast<std::size_t>(l)].push_back("I(any token," + std::to_string(l - 1) + ")");
+    p.steps.push_back(s);
+  }
+  std::stable_sort(p.steps.begin(), p.steps.end(), [](const PlanStep& x, const PlanStep& y) {
+    return std::tie(x.layer, x.where, x.head) < std::tie(y.layer, y.where, y.head);
+  });
+  const detail::Sizes sizes = detail::sizes_of(program, placement, layers);
+  p.sets.push_back(LayerSets{0, {"t"}, 1, {}, 0});
+  for (long l = 1; l <= layers; ++l) {
+    const auto li = static_cast<std::size_t>(l);
+    LayerSets s{l, {l == 1 ? "t" : "I(t," + std::to_string(l - 1) + ")"}, sizes.token[li], {},
+                sizes.readout[li]};
+    for (const std::string& part : token_parts[li]) s.token.push_back(part);
+    if (l > 1 && sizes.readout[li - 1] > 0) s.readout.push_back("I(T+1," + std::to_string(l - 1) + ")");
+    for (const std::string& part : readout_parts[li]) s.readout.push_back(part);
+    p.sets.push_back(s);
+    if (!token_parts[li].empty()) {
+      p.decodings.push_back(Decoding{l, TokenClass::kInputs, sizes.token[li], costs.decoding,
+                                     pricer.decode(sizes.token[li])});
+    }
+  }
+  const long final_size = sizes.readout.back();
+  if (final_size > 0) {
+    p.decodings.push_back(Decoding{layers, TokenClass::kReadout, final_size, costs.decoding,
+                                   pricer.decode(final_size)});
+  }
+  finish(p);
+  return p;
+}
+
+}  // namespace
+
+Plan Engine::plan(const Target& target, const Architecture& arch) {
+  arch.validate();
+  const Program& program = *target.program;
+  Plan p;
+  p.architecture = arch;
+  if (program.outside) {
+    p.verdict = Verdict::kOutsideFramework;
+    p.reason = *program.outside;
+    return p;
+  }
+  if (!program.order_dependent.empty() && !arch.positional) {
+    p.verdict = Verdict::kNotComputable;
+    p.reason = fmt::format(
+        "without a positional encoding the input tokens are exchangeable, and the target is "
+        "order-dependent: {}",
+        fmt::join(program.order_dependent, "; "));
+    return p;
+  }
+  const Pricer pricer{*this, arch};
+  if (program.blocked()) {
+    std::string why;
+    for (const Comparison& c : program.comparisons) {
+      if (c.blocked) why = fmt::format("'{}' is a comparison of order {}: {}", c.text, c.order, c.elimination);
+    }
+    p = aggregation_plan(pricer, arch, why + "; only global aggregation reaches it");
+    p.verdict = Verdict::kSuperPolynomial;
+    return p;
+  }
+  const detail::PriceModel prices = pricer.model();
+  const detail::PlacementResult placed = detail::place(program, arch, prices);
+  const Plan fallback = aggregation_plan(
+      pricer, arch,
+      placed.best ? ""
+                  : fmt::format("no placement on {} gives every quantity a slot ({} found none); "
+                                "global aggregation covers the target",
+                                arch.heads_text(), placed.unplaced));
+  if (placed.best && !detail::cheaper(price_of(fallback.exponent), placed.best->cost)) {
+    p = plan_of(program, pricer, *placed.best);
+    const bool theorem2 = std::find(placed.best->theorem2.begin(), placed.best->theorem2.end(), true) !=
+                          placed.best->theorem2.end();
+    if (theorem2) {
+      p.reason = fmt::format("the k-th largest takes one k-th retrieval in one layer (Theorem 2): "
+                             "no placement on {} fits its chain of masked retrievals",
+                             arch.heads_text());
+    }
+  } else {
+    p = fallback;
+    if (placed.best) {
+      p.reason = "global aggregation is cheaper here than the best placement's k-th retrieval";
+    }
+  }
+  p.truncated = placed.truncated;
+  p.verdict = price_of(p.exponent).slope == 0 ? Verdict::kEfficient : Verdict::kExponentialInT;
+  if (p.verdict == Verdict::kEfficient) p.reason.clear();
+  return p;
+}
+
+Search Engine::search(const Target& target, const Architecture& base, long max_layers,
+                      long max_heads) {
+  Search out;
+  out.max_layers = max_layers;
+  out.max_heads = max_heads;
+  Architecture a = base;
+  if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
+  const Program& program = *target.program;
+  const bool plannable = !program.outside && !program.blocked() &&
+                         (program.order_dependent.empty() || base.positional);
+  const Pricer pricer{*this, a};
+  const detail::PriceModel prices = plannable ? pricer.model() : detail::PriceModel{};
+  auto dominates = [](const std::vector<long>& x, const std::vector<long>& y) {
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (x[i] < y[i]) return false;
+    }
+    return true;
+  };
+  auto smaller = [](const Architecture& x, const Architecture& y) {
+    return std::make_tuple(x.widest(), x.layers(), x.total_heads(), x.heads) <
+           std::make_tuple(y.widest(), y.layers(), y.total_heads(), y.heads);
+  };
+  for (long layers = 1; layers <= max_layers; ++layers) {
+    std::vector<std::vector<long>> efficient;  // known efficient (monotone: more heads help)
+    std::vector<std::vector<long>> not_efficient;
+    std::optional<std::vector<long>> fewest;
+    std::optional<std::vector<long>> narrowest;
+    std::vector<long> heads(static_cast<std::size_t>(layers), 1);
+    while (true) {
+      ++out.architectures;
+      bool is_efficient = false;
+      if (plannable) {
+        if (std::any_of(efficient.begin(), efficient.end(),
+                        [&](const auto& e) { return dominates(heads, e); })) {
+          is_efficient = true;
+        } else if (std::none_of(not_efficient.begin(), not_efficient.end(),
+                                [&](const auto& e) { return dominates(e, heads); })) {
+          a.heads = heads;
+          const detail::PlacementResult r = detail::place(program, a, prices, true);
+          is_efficient = r.best && r.best->cost.slope == 0;
+          (is_efficient ? efficient : not_efficient).push_back(heads);
+        }
+      }
+      if (is_efficient) {
+        const auto key = [](const std::vector<long>& h) {
+          long total = 0;
+          for (const long x : h) total += x;
+          return std::make_tuple(total, *std::max_element(h.begin(), h.end()), h);
+        };
+        if (!fewest || key(heads) < key(*fewest)) fewest = heads;
+        const auto narrow = [&](const std::vector<long>& h) {
+          const auto [total, widest, all] = key(h);
+          return std::make_tuple(widest, total, all);
+        };
+        if (!narrowest || narrow(heads) < narrow(*narrowest)) narrowest = heads;
+      }
+      std::size_t i = 0;
+      while (i < heads.size() && heads[i] == max_heads) heads[i++] = 1;
+      if (i == heads.size()) break;
+      ++heads[i];
+    }
+    if (fewest) {
+      a.heads = *fewest;
+      out.per_depth.push_back(plan(target, a));
+      a.heads = *narrowest;
+      if (!out.smallest || smaller(a, out.smallest->architecture)) {
+        out.smallest = *narrowest == *fewest ? out.per_depth.back() : plan(target, a);
+      }
+    }
+  }
+  return out;
+}
+
+// ---- derived entries -----------------------------------------------------------------------
+
+Entry Engine::derived_entry(const Target& target, const Plan& plan) const {
+  if (!plan.priced()) {
+    throw InputError("target " + target.name + " on " + plan.architecture.heads_text() +
+                     " has no rate to derive: " + to_text(plan.verdict) + " (" + plan.reason + ")");
+  }
+  const Architecture& a = plan.architecture;
+  Entry e;
+  e.id = fmt::format("derived.{}.L{}.h{}.E{}{}", target.name, a.layers(), fmt::join(a.heads, "-"),
+                     a.embedding, a.positional ? ".pe" : "");
+  e.paper = "derived";
+  e.source = "infoflow derive (" + a.text() + ")";
+  e.provenance = Provenance::kDerived;
+  e.kind = Kind::kUpper;
+  e.quantity = "M";
+  e.task = derived_family(target).id;
+  const SourceLocation where{"derived:" + target.name, 1, 1};
+  e.where = where;
+  auto relate = [&](const std::string& text, const std::string& field) {
+    for (symbolic::Relation& r : symbolic::parse_relations(text, where)) {
+      e.setting.push_back(WrittenRelation{std::move(r), field, where});
+    }
+  };
+  relate("L == " + std::to_string(a.layers()), "depth");
+  const bool uniform =
+      std::all_of(a.heads.begin(), a.heads.end(), [&](long h) { return h == a.heads.front(); });
+  if (uniform) relate("h == " + std::to_string(a.heads.front()), "heads");
+  relate("E == " + std::to_string(a.embedding), "constraints");
+  relate("d == " + std::to_string(a.token_dim), "constraints");
+  bool uniform_n = true;
+  for (long l = 0; l < a.layers(); ++l)
+    uniform_n = uniform_n && a.head_dim_of(l) == a.head_dim_of(0);
+  if (uniform_n) relate("n == " + std::to_string(a.head_dim_of(0)), "constraints");
+  for (const auto& [name, value] : target.bindings) {
+    const symbolic::SymbolInfo* s = symbolic::SymbolRegistry::standard().find(name);
+    if (name != "T" && s != nullptr && s->role == symbolic::Role::kProblem) {
+      relate(name + " == " + std::to_string(value), "constraints");
+    }
+  }
+  const std::string rate = "eps^(-(" + symbolic::canonical(plan.exponent) + "))";
+  e.rate_written = symbolic::parse_expression(rate, where);
+  e.rate = symbolic::Rate::from_ex(symbolic::to_ex(e.rate_written), where);
+  e.notes = fmt::format("{} for {} = {}; {}; dominant: {}; elimination: {}{}", to_text(plan.verdict),
+                        target.name, targets::to_text(target.formula.root()), a.text(),
+                        plan.dominant, target.program->elimination_text(),
+                        uniform ? "" : " (heads differ per layer; the setting records L, E, d, n only)");
+  e.derived_from = plan.entries;
+  return e;
+}
+
+TaskFamily Engine::derived_family(const Target& target) {
+  if (target.is_family) return TaskFamily{target.family, "", ""};
+  return TaskFamily{"target." + target.name, target.family,
+                    targets::to_text(target.formula.root())};
+}
+
+void Engine::add_derived(Catalogue& catalogue, const Target& target, const Plan& plan) const {
+  if (catalogue.find_task(target.family) == nullptr) {
+    throw InputError("target " + target.name + ": no task family '" + target.family +
+                     "' in the catalogue");
+  }
+  const TaskFamily family = derived_family(target);
+  if (catalogue.find_task(family.id) == nullptr) catalogue.add_task(family);
+  catalogue.add(derived_entry(target, plan));
+}
+
+}  // namespace infoflow::theorems

@@ -1,0 +1,72 @@
+#ifndef INFOFLOW_THEOREMS_ENGINE_PLACEMENT_HPP_
+#define INFOFLOW_THEOREMS_ENGINE_PLACEMENT_HPP_
+
+// The exact placement search (docs/infoflow_engine.md, "Search"): every quantity's action in a
+// (layer, token class) slot, at most h_l actions per layer and class, each after what it reads;
+// the cheapest placement wins. Internal to the engine.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infoflow/theorems/engine.hpp"
+
+namespace infoflow::theorems::detail {
+
+/// An exponent of 1/eps as T -> infinity: slope * T + constant.
+struct Price {
+  double slope = 0;
+  double constant = 0;
+};
+/// Compared as T -> infinity: the slope, then the constant.
+bool cheaper(const Price& a, const Price& b);
+Price costlier(const Price& a, const Price& b);
+
+/// The catalogue's rates with the architecture's values, as numbers for the search.
+struct PriceModel {
+  Price floor;                  ///< a retrieval; every cost is at least this
+  double decode_per_token = 0;  ///< Theorem 3: T0 * d / E - 1
+  double decode_constant = 0;
+  Price mean;
+  std::vector<Price> kth_per_layer;  ///< Theorem 2 without the rank: (T - 1)/(n_l + 1)
+  std::vector<double> kth_rank;      ///< its coefficient of k: -1/(n_l + 1)
+
+  [[nodiscard]] Price decode(double size) const;  ///< floored
+  [[nodiscard]] Price decode_sequence() const;    ///< a set of size T
+  [[nodiscard]] Price kth(long layer, long rank) const;
+};
+
+struct Slot {
+  long layer = 1;  ///< 1-based
+  bool readout = false;
+};
+
+struct Placement {
+  std::vector<std::optional<Slot>> slots;  ///< per quantity; empty: not used
+  std::vector<bool> theorem2;              ///< per quantity: a k-th retrieval in one layer
+  std::optional<long> carry;               ///< a readout fetch that only carries
+  Price cost;
+  long actions = 0;
+};
+
+/// The information-set sizes a placement gives, layer by layer.
+struct Sizes {
+  std::vector<long> token;    ///< |I(t, l)|, l = 0..L
+  std::vector<long> readout;  ///< |I(T+1, l)|
+};
+Sizes sizes_of(const Program& program, const Placement& placement, long layers);
+
+struct PlacementResult {
+  std::optional<Placement> best;
+  std::string unplaced;  ///< when none: the quantity that found no slot
+  bool truncated = false;
+};
+
+/// The cheapest placement; with `first_efficient`, the first whose cost does not grow with T
+/// (enough to decide a verdict).
+PlacementResult place(const Program& program, const Architecture& architecture,
+                      const PriceModel& prices, bool first_efficient = false);
+
+}  // namespace infoflow::theorems::detail
+
+#endif  // INFOFLOW_THEOREMS_ENGINE_PLACEMENT_HPP_

@@ -1,0 +1,761 @@
+// The quantity compiler: formula -> quantities, by unrolling parameter ranges and eliminating
+// token indices (docs/infoflow_engine.md, "Quantities").
+#include "infoflow/theorems/program.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "infoflow/core/error.hpp"
+#include "infoflow/symbolic/symbols.hpp"
+
+namespace infoflow::theorems {
+
+namespace {
+
+using targets::Node;
+using K = targets::Node::Kind;
+
+/// How many token indices a search over elimination orders tries exhaustively.
+constexpr std::size_t kExhaustiveIndices = 6;
+/// The most copies unrolling may make (a guard against sum(i = 1..1000000)).
+constexpr long kMaxCopies = 4096;
+
+bool subscripts_x(const Node& n, const std::string& index) {
+  if (n.kind == K::kRef && n.name == "x" && n.index == index) return true;
+  return std::any_of(n.args.begin(), n.args.end(),
+                     [&](const Node& a) { return subscripts_x(a, index); });
+}
+
+/// `n` with the index `name` replaced by the position `value` (A[i] -> A[3], x[p] -> x[3]).
+Node substitute(Node n, const std::string& name, long value) {
+  if (n.kind == K::kRef && n.index == name) {
+    n.index.clear();
+    n.position = value + n.offset;
+    n.offset = 0;
+  }
+  for (Node& a : n.args) a = substitute(std::move(a), name, value);
+  return n;
+}
+
+/// A text that two expressions share iff they are equal up to the order of commutative
+/// operands and the renaming `rename` (used for symmetry and for merging identical actions).
+std::string canonical(const Node& n, const std::map<std::string, std::string>& rename) {  // NOLINT(misc-no-recursion)
+  auto sub = [&](const Node& a) { return canonical(a, rename); };
+  switch (n.kind) {
+    case K::kAdd:
+    case K::kSub:
+    case K::kMul: {
+      std::vector<std::string> parts;
+      std::function<void(const Node&, bool)> flatten = [&](const Node& m, bool negative) {
+        const bool additive = n.kind != K::kMul;
+        if (additive && (m.kind == K::kAdd || m.kind == K::kSub)) {
+          flatten(m.args[0], negative);
+          flatten(m.args[1], m.kind == K::kSub ? !negative : negative);
+        } else if (!additive && m.kind == K::kMul) {
+          flatten(m.args[0], false);
+          flatten(m.args[1], false);
+        } else {
+          parts.push_back((negative ? "-" : "+") + sub(m));
+        }
+      };
+      flatten(n, false);
+      std::sort(parts.begin(), parts.end());
+      std::string out = n.kind == K::kMul ? "mul(" : "add(";
+      for (const std::string& p : parts) out += p + ",";
+      return out + ")";
+    }
+    case K::kRef: {
+      std::string index = n.index;
+      if (const auto it = rename.find(index); it != rename.end()) index = it->second;
+      return fmt::format("{}[{}|{}|{}|{}]", n.name, index, n.position, n.position_name, n.offset);
+    }
+    case K::kCall: {
+      std::vector<std::string> args;
+      for (const Node& a : n.args) args.push_back(sub(a));
+      if (n.name == "dot") std::sort(args.begin(), args.end());
+      return n.name + "(" + fmt::format("{}", fmt::join(args, ",")) + ")";
+    }
+    case K::kReduce: {
+      std::string out = targets::to_text(n);  // bound names inside stay as written
+      for (const auto& [from, to] : rename) out += "|" + from + "=" + to;
+      return out;
+    }
+    default: {
+      std::string out = std::to_string(static_cast<int>(n.kind)) + ":" + std::to_string(n.number) + "(";
+      for (const Node& a : n.args) out += sub(a) + ",";
+      return out + ")";
+    }
+  }
+}
+
+/// Top-level additive terms, with dot and bilinear distributed over sums of vectors and
+/// constant factors dropped (they change neither which indices a term couples nor the argmax
+/// structure).
+bool mentions_token(const Node& n);
+
+void vector_terms(const Node& n, std::vector<const Node*>& out) {
+  if (n.kind == K::kAdd || n.kind == K::kSub) {
+    vector_terms(n.args[0], out);
+    vector_terms(n.args[1], out);
+  } else if (n.kind == K::kNeg) {
+    vector_terms(n.args[0], out);
+  } else {
+    out.push_back(&n);
+  }
+}
+
+bool mentions_token(const Node& n) {
+  if (n.kind == K::kRef && n.name == "x") return true;
+  if (n.kind == K::kReduce) return true;
+  return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return mentions_token(a); });
+}
+
+void additive_terms(const Node& n, std::vector<const Node*>& out, std::deque<Node>& made) {
+  if (n.kind == K::kCall && (n.name == "dot" || n.name == "bilinear")) {
+    // dot(u + v, w) = dot(u, w) + dot(v, w): each pair of vector terms is a term of its own.
+    const std::size_t first = n.name == "dot" ? 0 : 1;
+    std::vector<const Node*> left;
+    std::vector<const Node*> right;
+    vector_terms(n.args[first], left);
+    vector_terms(n.args[first + 1], right);
+    if (left.size() * right.size() > 1) {
+      for (const Node* l : left) {
+        for (const Node* r : right) {
+          Node call = n;
+          call.args[first] = *l;
+          call.args[first + 1] = *r;
+          made.push_back(std::move(call));
+          out.push_back(&made.back());
+        }
+      }
+      return;
+    }
+  }
+  switch (n.kind) {
+    case K::kAdd:
+    case K::kSub:
+      additive_terms(n.args[0], out, made);
+      additive_terms(n.args[1], out, made);
+      return;
+    case K::kNeg:
+      additive_terms(n.args[0], out, made);
+      return;
+    case K::kMul:
+      if (!mentions_token(n.args[0])) return additive_terms(n.args[1], out, made);
+      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], out, made);
+      break;
+    case K::kDiv:
+      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], out, made);
+      break;
+    default:
+      break;
+  }
+  out.push_back(&n);
+}
+
+/// A factor of an objective: the token indices it couples and the quantities it reads. It is
+/// a term of the objective, an index constraint, or a message of an earlier elimination.
+struct Factor {
+  std::set<std::string> indices;
+  std::set<int> quantities;
+  std::string text;
+  const Node* term = nullptr;
+  const targets::IndexConstraint* constraint = nullptr;
+  int message = -1;
+  std::string message_at;
+
+  /// Equal for two factors that are the same up to the renaming (for merging actions).
+  [[nodiscard]] std::string key(const std::map<std::string, std::string>& rename) const {
+    auto named = [&](const std::string& i) {
+      const auto it = rename.find(i);
+      return it == rename.end() ? i : it->second;
+    };
+    if (term != nullptr) return canonical(*term, rename);
+    if (constraint != nullptr) {
+      std::string a = named(constraint->left);
+      std::string b = named(constraint->right);
+      if (!constraint->strict_order && b < a) std::swap(a, b);
+      return (constraint->strict_order ? "lt(" : "ne(") + a + "," + b + ")";
+    }
+    return "q" + std::to_string(message) + "(" + named(message_at) + ")";
+  }
+};
+
+struct Deps {
+  std::set<std::string> indices;
+  std::set<int> quantities;
+  void add(const Deps& o) {
+    indices.insert(o.indices.begin(), o.indices.end());
+    quantities.insert(o.quantities.begin(), o.quantities.end());
+  }
+};
+
+class Compiler {
+ public:
+  Compiler(const targets::Formula& f, const targets::Bindings& b) : formula_(f), bindings_(b) {}
+
+  Program run() {
+    const Deps top = expr(formula_.root(), {});
+    for (const int q : top.quantities) p_.outputs.push_back(q);
+    if (positions_ >= 0) {
+      Quantity& pq = p_.quantities[static_cast<std::size_t>(positions_)];
+      pq.positions = static_cast<long>(position_names_.size());
+      pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
+    }
+    for (const Comparison& c : p_.comparisons) {
+      p_.order = std::max(p_.order, c.order);
+      p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
+    }
+    return std::move(p_);
+  }
+
+ private:
+  long resolve(const targets::Bound& b, std::size_t column) const {
+    if (b.name.empty()) return b.value;
+    const auto it = bindings_.find(b.name);
+    if (it == bindings_.end()) {
+      throw InputError(SourceLocation{"<formula>", 1, column},
+                       "the range or rank needs a value for " + b.name + " (e.g. --set " + b.name +
+                           "=3)");
+    }
+    return it->second;
+  }
+
+  int add(Quantity q, const std::string& key) {
+    if (!key.empty()) {
+      const auto hit = merged_.find(key);
+      if (hit != merged_.end()) return hit->second;  // identical actions are one action
+    }
+    const int id = static_cast<int>(p_.quantities.size());
+    if (q.name.empty()) q.name = (q.holder == Holder::kGlobal ? "g" : "m") + std::to_string(id + 1);
+    std::sort(q.needs.begin(), q.needs.end());
+    p_.quantities.push_back(std::move(q));
+    if (!key.empty()) merged_.emplace(key, id);
+    return id;
+  }
+
+  int positions_quantity(const std::string& name) {
+    if (std::find(position_names_.begin(), position_names_.end(), name) == position_names_.end())
+      position_names_.push_back(name);
+    if (positions_ < 0) {
+      Quantity q;
+      q.name = "P";
+      q.mode = Mode::kPositions;
+      positions_ = add(q, "");
+    }
+    return positions_;
+  }
+
+  Deps expr(const Node& n, const std::set<std::string>& scope) {
+    Deps d;
+    if (n.kind == K::kRef && n.name == "x") {
+      if (n.position > 0 || !n.position_name.empty()) {
+        const std::string where =
+            n.position > 0 ? std::to_string(n.position) : targets::to_text(n).substr(2, targets::to_text(n).size() - 3);
+        note_order(targets::to_text(n) + " reads a fixed position");
+        d.quantities.insert(positions_quantity(where));
+      } else if (n.offset != 0) {
+        note_order(targets::to_text(n) + " reads a relative position");
+        Quantity q;
+        q.name = fmt::format("r{:+}", n.offset);
+        q.holder = Holder::kToken;
+        q.mode = Mode::kRelative;
+        q.what = fmt::format("x[t{:+}] at every token t", n.offset);
+        d.quantities.insert(add(q, "relative" + std::to_string(n.offset)));
+        d.indices.insert(n.index);
+      } else if (!n.index.empty()) {
+        d.indices.insert(n.index);
+      }
+      return d;
+    }
+    if (n.kind == K::kReduce) return reduction(n, scope);
+    for (const Node& a : n.args) d.add(expr(a, scope));
+    return d;
+  }
+
+  void note_order(const std::string& why) {
+    if (std::find(p_.order_dependent.begin(), p_.order_dependent.end(), why) ==
+        p_.order_dependent.end())
+      p_.order_dependent.push_back(why);
+  }
+
+  void outside(const std::string& why) {
+    if (!p_.outside) p_.outside = why;
+  }
+
+  /// A reduction over parameter ranges or fixed position ranges is a finite combination: its
+  /// copies are compiled one by one.
+  Deps reduction(const Node& n, const std::set<std::string>& scope) {
+    std::vector<const targets::Binder*> unrolled;
+    std::vector<const targets::Binder*> tokens;
+    for (const targets::Binder& b : n.binders) {
+      const bool all_tokens =
+          !b.has_range || (b.low.name.empty() && b.low.value == 1 && b.high.name == "T");
+      if (subscripts_x(n, b.name) && all_tokens)
+        tokens.push_back(&b);
+      else
+        unrolled.push_back(&b);
+    }
+    if (unrolled.empty()) return token_reduction(n, scope);
+    if (!tokens.empty() && n.op != targets::ReduceOp::kSum) {
+      outside("'" + targets::to_text(n) +
+              "' reduces over tokens and a range at once; write the range outside, e.g. "
+              "max(i = 1..D) max(t) ...");
+      return {};
+    }
+    if (n.op == targets::ReduceOp::kKth) {
+      outside("'" + targets::to_text(n) + "': a k-th largest over a parameter range is not a rule of the framework");
+    }
+    // Expand the combinations of the unrolled binders.
+    std::vector<Node> copies{n};
+    for (const targets::Binder* b : unrolled) {
+      const long low = resolve(b->low, b->column);
+      const long high = resolve(b->high, b->column);
+      if (high < low) {
+        throw InputError(SourceLocation{"<formula>", 1, b->column},
+                         fmt::format("the range {} = {}..{} is empty", b->name, low, high));
+      }
+      if (static_cast<long>(copies.size()) * (high - low + 1) > kMaxCopies) {
+        throw InputError(SourceLocation{"<formula>", 1, b->column},
+                         fmt::format("unrolling {} = {}..{} makes more than {} copies", b->name,
+                                     low, high, kMaxCopies));
+      }
+      std::vector<Node> next;
+      for (const Node& c : copies) {
+        for (long v = low; v <= high; ++v) next.push_back(substitute(c, b->name, v));
+      }
+      copies = std::move(next);
+    }
+    Deps d;
+    std::vector<int> firsts;
+    std::vector<std::string> shapes;
+    for (Node& c : copies) {
+      std::erase_if(c.binders, [&](const targets::Binder& b) {
+        return std::any_of(unrolled.begin(), unrolled.end(),
+                           [&](const targets::Binder* u) { return u->name == b.name; });
+      });
+      const int first = static_cast<int>(p_.quantities.size());
+      if (c.binders.empty()) {
+        d.add(expr(c.args[0], scope));
+        if (c.has_key()) d.add(expr(c.args[1], scope));
+      } else {
+        d.add(token_reduction(c, scope));
+      }
+      firsts.push_back(first);
+      shapes.push_back(shape(first));
+    }
+    // Copies that made the same shape of new quantities are interchangeable in a plan.
+    const bool same = firsts.size() >= 2 && shapes.front() != "" &&
+                      std::all_of(shapes.begin(), shapes.end(),
+                                  [&](const std::string& s) { return s == shapes.front(); });
+    if (same) p_.interchangeable.push_back(firsts);
+    return d;
+  }
+
+  /// The quantities made from `first` on, with needs inside them as offsets from `first`.
+  [[nodiscard]] std::string shape(int first) const {
+    std::string out;
+    for (std::size_t i = static_cast<std::size_t>(first); i < p_.quantities.size(); ++i) {
+      const Quantity& q = p_.quantities[i];
+      out += fmt::format("{}{}{}{}{}:", static_cast<int>(q.mode), static_cast<int>(q.holder),
+                         q.needs_at_tokens, q.needs_ffn, q.positions);
+      for (const int n : q.needs)
+        out += n >= first ? "+" + std::to_string(n - first) + "," : std::to_string(n) + ",";
+      out += ";";
+    }
+    return out;
+  }
+
+  Factor factor_of(const Node& term, const std::set<std::string>& scope) {
+    const Deps d = expr(term, scope);
+    Factor f;
+    f.indices = d.indices;
+    f.quantities = d.quantities;
+    f.text = targets::to_text(term);
+    f.term = &term;
+    return f;
+  }
+
+  /// Is `objective` unchanged by every permutation of `indices` (adjacent swaps generate them)?
+  static bool symmetric(const Node& objective, const std::vector<std::string>& indices) {
+    const std::string base = canonical(objective, {});
+    for (std::size_t i = 0; i + 1 < indices.size(); ++i) {
+      const std::map<std::string, std::string> swap{{indices[i], indices[i + 1]},
+                                                    {indices[i + 1], indices[i]}};
+      if (canonical(objective, swap) != base) return false;
+    }
+    return true;
+  }
+
+  Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
+    std::vector<std::string> bound;
+    for (const targets::Binder& b : n.binders) bound.push_back(b.name);
+    std::set<std::string> inner = scope;
+    inner.insert(bound.begin(), bound.end());
+    const Node& body = n.args[0];
+    const Node& objective = n.has_key() ? n.args[1] : body;
+    std::vector<const Node*> terms;
+    additive_terms(objective, terms, made_);
+    std::vector<Factor> factors;
+    for (const Node* t : terms) factors.push_back(factor_of(*t, inner));
+    Deps body_deps;
+    if (n.has_key()) body_deps = expr(body, inner);
+    // Index constraints couple the indices they name.
+    std::vector<std::string> ordered;
+    for (const targets::IndexConstraint& c : n.constraints) {
+      Factor f;
+      f.indices = {c.left, c.right};
+      f.text = c.left + (c.strict_order ? " < " : " != ") + c.right;
+      f.constraint = &c;
+      factors.push_back(f);
+      if (c.strict_order) {
+        for (const std::string& i : {c.left, c.right}) {
+          if (std::find(ordered.begin(), ordered.end(), i) == ordered.end()) ordered.push_back(i);
+        }
+      }
+    }
+    if (!ordered.empty() && !(symmetric(objective, ordered) && (!n.has_key() || symmetric(body, ordered)))) {
+      note_order("'" + targets::to_text(n) + "' orders its indices (" +
+                 fmt::format("{}", fmt::join(ordered, " < ")) + ") and its body is not symmetric in them");
+    }
+    Comparison c;
+    c.text = targets::to_text(n);
+    if (n.op == targets::ReduceOp::kSum) return mean(n, bound, factors, c);
+    if (n.op == targets::ReduceOp::kKth) {
+      const long k = resolve(n.rank, n.column);
+      if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
+      if (k >= 2) return ranked(n, bound, factors, body_deps, k, c);
+    }
+    return extremum(n, bound, factors, body_deps, c);
+  }
+
+  /// Leftover factors (over no bound index) pass through to the value.
+  static Deps leftovers(const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
+    Deps d;
+    for (const Factor& f : factors) {
+      if (std::none_of(bound.begin(), bound.end(),
+                       [&](const std::string& b) { return f.indices.count(b) != 0; })) {
+        d.indices.insert(f.indices.begin(), f.indices.end());
+        d.quantities.insert(f.quantities.begin(), f.quantities.end());
+      }
+    }
+    return d;
+  }
+
+  struct Elimination {
+    std::vector<std::string> order;
+    std::size_t widest = 0;  // the largest message scope
+    std::size_t depth = 0;   // the longest chain of messages: layers the plan needs
+    [[nodiscard]] bool better_than(const Elimination& o) const {
+      return std::tie(widest, depth) < std::tie(o.widest, o.depth);
+    }
+  };
+
+  static Elimination best_order(const std::vector<Factor>& factors,
+                                const std::vector<std::string>& bound) {
+    auto simulate = [&](const std::vector<std::string>& order) {
+      std::vector<std::pair<std::set<std::string>, std::size_t>> scopes;  // with message depth
+      for (const Factor& f : factors) scopes.emplace_back(f.indices, 0);
+      Elimination e{order, 0, 0};
+      for (const std::string& v : order) {
+        std::set<std::string> message;
+        std::size_t depth = 0;
+        std::vector<std::pair<std::set<std::string>, std::size_t>> rest;
+        for (auto& s : scopes) {
+          if (s.first.count(v) != 0) {
+            message.insert(s.first.begin(), s.first.end());
+            depth = std::max(depth, s.second);
+          } else {
+            rest.push_back(std::move(s));
+          }
+        }
+        message.erase(v);
+        e.widest = std::max(e.widest, message.size());
+        e.depth = std::max(e.depth, depth + 1);
+        rest.emplace_back(message, depth + 1);
+        scopes = std::move(rest);
+      }
+      return e;
+    };
+    Elimination best = simulate(bound);
+    if (bound.size() <= kExhaustiveIndices) {
+      std::vector<std::string> order = bound;
+      std::sort(order.begin(), order.end());
+      do {
+        const Elimination e = simulate(order);
+        if (e.better_than(best)) best = e;
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+    return best;
+  }
+
+  Deps extremum(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
+                const Deps& body_deps, Comparison& c) {
+    const Elimination e = best_order(factors, bound);
+    const char* op = n.op == targets::ReduceOp::kMin ? "min" : "max";
+    if (e.widest >= 2) {
+      c.blocked = true;
+      c.order = static_cast<int>(e.widest) + 1;
+      c.elimination = fmt::format(
+          "no elimination order: eliminating any index leaves a factor over {} indices", e.widest);
+      p_.comparisons.push_back(c);
+      Quantity q;
+      q.mode = Mode::kAggregation;
+      q.order = c.order;
+      q.what = "the whole sequence, for " + c.text;
+      Deps d = leftovers(factors, bound);
+      d.quantities.insert(add(q, ""));
+      return d;
+    }
+    std::vector<std::string> steps;
+    int last = -1;
+    std::string last_at;
+    for (const std::string& v : e.order) {
+      std::set<std::string> message;
+      std::set<int> needs;
+      std::vector<std::string> texts;
+      std::vector<std::string> constraints;
+      std::vector<const Factor*> used;
+      for (const Factor& f : factors) {
+        if (f.indices.count(v) == 0) continue;
+        message.insert(f.indices.begin(), f.indices.end());
+        needs.insert(f.quantities.begin(), f.quantities.end());
+        (f.constraint != nullptr ? constraints : texts).push_back(f.text);
+        used.push_back(&f);
+      }
+      message.erase(v);
+      const std::string over =
+          constraints.empty() ? v : fmt::format("{} ({})", v, fmt::join(constraints, ", "));
+      const std::string at_name = message.empty() ? "" : *message.begin();
+      std::map<std::string, std::string> rename{{v, "#v"}};
+      if (!at_name.empty()) rename.emplace(at_name, "#u");
+      std::vector<std::string> keys;
+      for (const Factor* f : used) keys.push_back(f->key(rename));
+      // The value read at the retrieved token must be there: the body's quantities on v.
+      if (body_deps.indices.count(v) != 0 || bound.size() == 1)
+        needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
+      const std::string& at = at_name;
+      Quantity q;
+      q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
+      q.needs.assign(needs.begin(), needs.end());
+      const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+      std::sort(keys.begin(), keys.end());
+      std::string key = fmt::format("ret|{}|{}|{}", op, at.empty() ? "g" : "t", fmt::join(keys, ";"));
+      for (const int need : needs) key += "|" + std::to_string(need);
+      const int id = add(q, key);
+      Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+      if (made.what.empty()) {
+        made.what = at.empty() ? fmt::format("{} = the token {}imising {} over {}", made.name,
+                                             op, objective, over)
+                               : fmt::format("{}({}) = for each token {}, the token {} {}imising {}",
+                                             made.name, at, at, over, op, objective);
+      }
+      const std::string label = at.empty() ? made.name : made.name + "(" + at + ")";
+      steps.push_back(v + " -> " + label);
+      std::vector<Factor> kept;
+      for (Factor& f : factors) {
+        if (f.indices.count(v) == 0) kept.push_back(std::move(f));
+      }
+      Factor m;
+      m.indices = message;
+      m.quantities = {id};
+      m.text = label;
+      m.message = id;
+      m.message_at = at;
+      kept.push_back(m);
+      factors = std::move(kept);
+      last = id;
+      last_at = at;
+    }
+    c.order = static_cast<int>(e.widest) + 1;
+    c.elimination = fmt::format("{}", fmt::join(steps, "; "));
+    p_.comparisons.push_back(c);
+    // What is left (terms over outer indices only, and the messages) makes the value.
+    Deps d = leftovers(factors, bound);
+    d.quantities.insert(last);
+    if (!last_at.empty()) d.indices.insert(last_at);
+    return d;
+  }
+
+  Deps ranked(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
+              const Deps& body_deps, long k, Comparison& c) {
+    if (bound.size() != 1) {
+      outside("'" + c.text + "': a k-th largest over index tuples (ties between a tuple and its "
+              "permutations) is not a rule of the framework");
+      return {};
+    }
+    const std::string& v = bound.front();
+    std::set<std::string> message;
+    std::set<int> needs;
+    std::vector<std::string> texts;
+    for (const Factor& f : factors) {
+      if (f.indices.count(v) == 0) continue;
+      message.insert(f.indices.begin(), f.indices.end());
+      needs.insert(f.quantities.begin(), f.quantities.end());
+      texts.push_back(f.text);
+    }
+    message.erase(v);
+    if (message.size() >= 2) {
+      c.blocked = true;
+      c.order = static_cast<int>(message.size()) + 1;
+      c.elimination = "the k-th largest couples " + std::to_string(message.size() + 1) + " indices";
+      p_.comparisons.push_back(c);
+      Quantity q;
+      q.mode = Mode::kAggregation;
+      q.order = c.order;
+      q.what = "the whole sequence, for " + c.text;
+      Deps d = leftovers(factors, bound);
+      d.quantities.insert(add(q, ""));
+      return d;
+    }
+    needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
+    const std::string at = message.empty() ? "" : *message.begin();
+    const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+    Ranked r;
+    r.rank = k;
+    r.text = c.text;
+    int previous = -1;
+    std::vector<std::string> steps;
+    for (long j = 1; j <= k; ++j) {
+      Quantity q;
+      q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
+      q.mode = j == 1 ? Mode::kRetrieval : Mode::kRankStep;
+      q.needs.assign(needs.begin(), needs.end());
+      if (previous >= 0) q.needs.push_back(previous);
+      const int id = add(q, "");
+      Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+      made.what = j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
+                                       at.empty() ? "" : "(" + at + ")", objective, v)
+                         : fmt::format("{}{} = the token of the largest {} over {} below {}'s",
+                                       made.name, at.empty() ? "" : "(" + at + ")", objective, v,
+                                       p_.quantities[static_cast<std::size_t>(previous)].name);
+      steps.push_back(made.name);
+      r.steps.push_back(id);
+      previous = id;
+    }
+    p_.ranked.push_back(r);
+    c.order = at.empty() ? 1 : 2;
+    c.elimination = fmt::format("{} -> {} (k = {} masked maxima)", v, fmt::join(steps, ", "), k);
+    p_.comparisons.push_back(c);
+    Deps d = leftovers(factors, bound);
+    d.quantities.insert(previous);
+    if (!at.empty()) d.indices.insert(at);
+    return d;
+  }
+
+  /// A sum over tokens: the mean mode prices a sum of token-wise values; anything else is
+  /// outside the framework.
+  Deps mean(const Node& n, const std::vector<std::string>& bound, const std::vector<Factor>& factors,
+            Comparison& c) {
+    c.sum = true;
+    c.order = 1;
+    if (!n.constraints.empty()) {
+      outside("'" + c.text + "': a sum over constrained index tuples grows its active index set with T; no mode prices it");
+      return {};
+    }
+    Deps d;
+    std::vector<std::string> steps;
+    for (const Factor& f : factors) {
+      std::vector<std::string> on;
+      for (const std::string& b : bound) {
+        if (f.indices.count(b) != 0) on.push_back(b);
+      }
+      const bool outer = f.indices.size() > on.size();
+      if (on.size() >= 2 || (!on.empty() && outer)) {
+        outside("'" + c.text + "': the term " + f.text +
+                " couples tokens inside a sum, whose active index set grows with T; no mode of "
+                "the framework prices it");
+        return {};
+      }
+      if (on.empty()) {  // a constant of the sum
+        d.quantities.insert(f.quantities.begin(), f.quantities.end());
+        d.indices.insert(f.indices.begin(), f.indices.end());
+        continue;
+      }
+      Quantity q;
+      q.mode = Mode::kMean;
+      q.needs.assign(f.quantities.begin(), f.quantities.end());
+      q.needs_at_tokens = true;
+      q.needs_ffn = !linear_in_tokens(f.text, on.front());
+      const int id = add(q, fmt::format("mean|{}|{}", f.key({{on.front(), "#v"}}),
+                                        fmt::join(q.needs, ",")));
+      Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+      if (made.what.empty())
+        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.text);
+      steps.push_back(on.front() + " -> " + made.name);
+      d.quantities.insert(id);
+    }
+    c.elimination = fmt::format("{} (uniform averages)", fmt::join(steps, "; "));
+    p_.comparisons.push_back(c);
+    return d;
+  }
+
+  /// A term that attention's values can carry without an FFN: x[v] or dot(a, x[v]).
+  static bool linear_in_tokens(const std::string& text, const std::string& v) {
+    const std::string x = "x[" + v + "]";
+    if (text == x) return true;
+    const std::string prefix = "dot(";
+    if (text.rfind(prefix, 0) != 0 || text.back() != ')') return false;
+    const std::string inner = text.substr(prefix.size(), text.size() - prefix.size() - 1);
+    const std::size_t comma = inner.find(", ");
+    if (comma == std::string::npos) return false;
+    const std::string a = inner.substr(0, comma);
+    const std::string b = inner.substr(comma + 2);
+    auto parameter = [](const std::string& s) {
+      return !s.empty() && s.find('(') == std::string::npos && s.rfind("x[", 0) != 0;
+    };
+    return (a == x && parameter(b)) || (b == x && parameter(a));
+  }
+
+  const targets::Formula& formula_;
+  const targets::Bindings& bindings_;
+  std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
+  Program p_;
+  std::map<std::string, int> merged_;
+  int positions_ = -1;
+  std::vector<std::string> position_names_;
+};
+
+}  // namespace
+
+std::string to_text(Mode mode) {
+  switch (mode) {
+    case Mode::kRetrieval:
+      return "max-position retrieval";
+    case Mode::kRankStep:
+      return "masked retrieval";
+    case Mode::kPositions:
+      return "specific-position aggregation";
+    case Mode::kRelative:
+      return "relative-position fetch";
+    case Mode::kMean:
+      return "uniform aggregation";
+    case Mode::kAggregation:
+      return "global aggregation";
+  }
+  return "";
+}
+
+bool Program::blocked() const {
+  return std::any_of(quantities.begin(), quantities.end(),
+                     [](const Quantity& q) { return q.mode == Mode::kAggregation; });
+}
+
+std::string Program::elimination_text() const {
+  std::string out;
+  for (const Comparison& c : comparisons) out += (out.empty() ? "" : "; ") + c.elimination;
+  return out;
+}
+
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings) {
+  return Compiler(formula, bindings).run();
+}
+
+}  // namespace infoflow::theorems
