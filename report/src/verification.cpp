@@ -161,7 +161,8 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
     RunRow row;
     row.labels = run.labels;
     row.predicted_verdict = theorems::to_text(cell.plan->verdict);
-    row.predicted_rate = cell.plan->rate().print(symbolic::Landau::kBigO);
+    row.predicted_rate = cell.plan->priced() ? cell.plan->rate().print(symbolic::Landau::kBigO)
+                                             : theorems::to_text(cell.plan->verdict);
     const auto hit = by_key.find(run.key);
     if (hit == by_key.end()) {
       ++missing;
@@ -207,8 +208,11 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
         (efficient ? good : bad).push_back(c->nmse);
         (efficient ? good_names : bad_names) +=
             (efficient ? good_names : bad_names).empty() ? "" : ", ";
-        (efficient ? good_names : bad_names) += c->labels.at("heads");
-        medians += fmt::format("{}{} {}", medians.empty() ? "" : "; ", c->labels.at("heads"),
+        const std::string name = arm == "heads" || c->labels.count(arm) == 0
+                                     ? c->labels.at("heads")
+                                     : arm + " " + c->labels.at(arm);
+        (efficient ? good_names : bad_names) += name;
+        medians += fmt::format("{}{} {}", medians.empty() ? "" : "; ", name,
                                sci(numeric::median_of(c->nmse)));
       }
       Claim claim;
@@ -282,7 +286,8 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
       Claim claim;
       claim.group = line;
       const theorems::Plan& plan = *members.front()->plan;
-      const std::string rate = plan.rate().print(symbolic::Landau::kBigO);
+      const std::string rate = plan.priced() ? plan.rate().print(symbolic::Landau::kBigO)
+                                             : "no rate (" + plan.reason + ")";
       try {
         if (!exponent) {
           const bool efficient = plan.verdict == theorems::Verdict::kEfficient;
