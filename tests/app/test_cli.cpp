@@ -228,7 +228,9 @@ BOOST_AUTO_TEST_CASE(derived_bounds_appear_in_check) {
   const Run r = run("check --targets " + std::string(INFOFLOW_TARGETS_FILE));
   BOOST_TEST(r.code == 1);
   BOOST_TEST(contains(r.out, "exceeds upper bound derived.min_inner.L1.h1.E16 O(eps^(1 - T/4))"));
-  BOOST_TEST(contains(r.out, "19 entries"));
+  BOOST_TEST(contains(r.out, "20 entries"));
+  BOOST_TEST(contains(r.out, "conjecture head_count.depth_conjecture is contradicted by derivation "
+                             "derived.d_retrieval.L2.h1-1.E12 O(eps^(-1))"));
 }
 
 BOOST_AUTO_TEST_CASE(a_target_file_trains_like_the_builtin_task) {

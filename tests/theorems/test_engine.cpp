@@ -231,6 +231,39 @@ BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
                     infoflow::InputError);
 }
 
+// The predecessor's conjecture L*h >= D against the derivation: D = 3 on (1,1) is efficient
+// under the rules, so `check` reports the conjecture contradicted, with a witness.
+BOOST_AUTO_TEST_CASE(check_reports_the_depth_conjecture_contradicted_by_derivation) {
+  th::Catalogue c = catalogue();
+  th::Engine engine(c);
+  const th::Target t = target(kRetrieval, {{"D", 3}}, "d_retrieval", true);
+  engine.add_derived(c, t, engine.plan(t, arch({1, 1})));
+  const th::CheckReport r = th::check(c);
+  const th::Finding* found = nullptr;
+  for (const th::Finding& f : r.findings) {
+    if (f.kind == th::FindingKind::kConjectureContradicted &&
+        std::find(f.entries.begin(), f.entries.end(), "derived.t.L2.h1-1.E16") != f.entries.end())
+      found = &f;
+  }
+  BOOST_TEST_REQUIRE(found != nullptr);
+  BOOST_TEST((std::find(found->entries.begin(), found->entries.end(),
+                        "head_count.depth_conjecture") != found->entries.end()));
+  BOOST_TEST((found->severity == th::Severity::kWarning));  // a finding, not a catalogue error
+  BOOST_TEST(found->summary.find("contradicted by derivation") != std::string::npos);
+  BOOST_TEST(found->summary.find("D = 3") != std::string::npos);
+  BOOST_TEST_REQUIRE(!found->witnesses.empty());
+  BOOST_TEST(found->witnesses.front().label == "lower exceeds upper");
+  // Where the rules agree with the conjecture (D = 4 on (1,1): not efficient), no such finding.
+  th::Catalogue agree = catalogue();
+  const th::Target four = target(kRetrieval, {{"D", 4}}, "d_retrieval", true);
+  engine.add_derived(agree, four, engine.plan(four, arch({1, 1})));
+  for (const th::Finding& f : th::check(agree).findings) {
+    BOOST_TEST(!(f.kind == th::FindingKind::kConjectureContradicted &&
+                 std::find(f.entries.begin(), f.entries.end(), "derived.t.L2.h1-1.E16") !=
+                     f.entries.end()));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_architectures_are_input_errors) {
   th::Engine engine(catalogue());
   const th::Target t = target("min(s != t) dot(x[s], x[t])");

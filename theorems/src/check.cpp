@@ -286,6 +286,26 @@ class Checker {
         "lower bound {} {} exceeds upper bound {} {} where their settings overlap ({}), wherever {}",
         lower.entry->id, rl.print(landau_of(lower.entry->kind)), upper.entry->id,
         ru.print(landau_of(upper.entry->kind)), overlap_text, where.text);
+    // A conjecture against a derivation or a theorem: where the conjecture fails.
+    const auto evidence = [](const Entry& e) {
+      return e.provenance == Provenance::kDerived || e.is_claim();
+    };
+    const Entry* conjecture = lower.entry->provenance == Provenance::kConjecture   ? lower.entry
+                              : upper.entry->provenance == Provenance::kConjecture ? upper.entry
+                                                                                   : nullptr;
+    const Entry* other = conjecture == lower.entry ? upper.entry : lower.entry;
+    // Only where the evidence's rate does not grow with T does it settle the question for every
+    // value of the conjecture's unknown constants (else they disagree about constants only).
+    const Rate& evidence_rate = conjecture == lower.entry ? ru : rl;
+    const bool settles = !evidence_rate.eps_exponent().has(symbolic::SymbolRegistry::standard().seq_len());
+    if (conjecture != nullptr && evidence(*other) && settles) {
+      f.kind = FindingKind::kConjectureContradicted;
+      f.severity = Severity::kWarning;
+      f.summary = fmt::format("conjecture {} is contradicted by {} {} {} ({}): {}", conjecture->id,
+                              other->provenance == Provenance::kDerived ? "derivation" : "theorem",
+                              other->id, evidence_rate.print(landau_of(other->kind)),
+                              other->source, f.summary);
+    }
     if (exceeds.witness) f.witnesses.push_back({"lower exceeds upper", *exceeds.witness});
     const symbolic::SatResult fine = sat(overlap, decided_gap, RelOp::kLessEqual);
     if (fine.witness) f.witnesses.push_back({"consistent", *fine.witness});
@@ -429,6 +449,7 @@ std::string to_text(Severity severity) {
 std::string to_text(FindingKind kind) {
   switch (kind) {
     case FindingKind::kContradiction: return "contradiction";
+    case FindingKind::kConjectureContradicted: return "conjecture contradicted";
     case FindingKind::kSeparation: return "separation";
     case FindingKind::kImplication: return "implication";
     case FindingKind::kVacuous: return "vacuous";

@@ -12,6 +12,9 @@
 /// - implication: two bounds in the same direction, one setting inside the other: the wider
 ///   bound implies the narrower where its exponent is at least as good, and the gap says by how
 ///   much the narrower is weaker;
+/// - conjecture contradicted: a contradiction where one side is a conjecture and the other a
+///   derived bound or a published theorem: the finding is where the conjecture fails, with the
+///   witness, not an error of the catalogue;
 /// - vacuous / degenerate: a lower bound whose exponent of 1/eps can be <= 0 (it says nothing
 ///   there), an upper bound whose exponent can be <= 0 (it claims a parameter count bounded as
 ///   eps -> 0).
@@ -29,6 +32,7 @@ namespace infoflow::theorems {
 enum class Severity { kError, kWarning, kInfo };
 enum class FindingKind {
   kContradiction,
+  kConjectureContradicted,
   kSeparation,
   kImplication,
   kVacuous,
