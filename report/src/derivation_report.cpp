@@ -24,7 +24,12 @@ std::string set_text(const std::vector<std::string>& parts) {
 }
 
 std::string rate_text(const theorems::Plan& p) {
-  return p.priced() ? p.rate().print(Landau::kBigO) : "no rate";
+  if (!p.priced()) return "no rate";
+  std::string out = p.rate().print(Landau::kBigO);
+  const std::string general = p.general_rate().print(Landau::kBigO);
+  if (general != out) out += " (in d, E, n: " + general + ")";
+  if (!p.general_condition.empty()) out += " (while " + p.general_condition + ")";
+  return out;
 }
 
 std::string architecture_line(const theorems::Plan& p) {
@@ -102,6 +107,28 @@ std::string derivations_latex(const std::vector<Derivation>& ds) {
   return out + "\\bottomrule\n\\end{tabular}\n";
 }
 
+std::string condition_text(const theorems::Condition& c) {
+  std::string out = fmt::format("  L = {}: ", c.layers);
+  if (!c.monotone) {
+    out += fmt::format("not monotone in {}: efficient for some {} but not for a smaller one\n",
+                       c.name, c.name);
+  } else if (!c.closed_form.empty()) {
+    const bool always = c.closed_form.rfind("no ", 0) == 0 || c.closed_form.rfind("every ", 0) == 0;
+    out += fmt::format("efficient {} {} (checked on all {} head vectors with h <= {}, {} = 1..{})\n",
+                       always ? "for" : "iff", c.closed_form, c.capacity.size(), c.max_heads,
+                       c.name, c.limit);
+  } else {
+    out += "no closed form among those tried; the largest efficient " + c.name + " per head vector:\n";
+  }
+  if (c.closed_form.empty()) {
+    for (const auto& [heads, cap] : c.capacity) {
+      out += fmt::format("    ({}): {}\n", fmt::join(heads, ","),
+                         cap == 0 ? "none" : c.name + " <= " + std::to_string(cap));
+    }
+  }
+  return out;
+}
+
 nlohmann::json to_json(const theorems::Plan& p) {
   nlohmann::json steps = nlohmann::json::array();
   for (const theorems::PlanStep& s : p.steps) {
@@ -150,6 +177,8 @@ nlohmann::json to_json(const theorems::Plan& p) {
     out["rate"] = p.rate().print(Landau::kBigO);
     out["rate_latex"] = p.rate().print(Landau::kBigO, Format::kLatex);
     out["exponent"] = symbolic::canonical(p.exponent);
+    out["rate_general"] = p.general_rate().print(Landau::kBigO);
+    out["rate_general_condition"] = p.general_condition;
     out["dominant"] = p.dominant;
   } else {
     out["rate"] = nullptr;
@@ -232,8 +261,8 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
   }
   if (!p.reason.empty()) out += "  because " + p.reason + "\n";
   if (p.truncated) out += "  (the placement search hit its node budget: the best plan found is shown)\n";
-  out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n",
-                     p.rate().print(Landau::kBigO), theorems::to_text(p.verdict), p.dominant,
+  out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n", rate_text(p),
+                     theorems::to_text(p.verdict), p.dominant,
                      fmt::join(p.entries, ", "));
   return out;
 }

@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(derive_gives_rate_verdict_and_smallest_architecture) {
   BOOST_TEST(r.code == 0);
   BOOST_TEST(
       contains(r.out, "comparison order beta' = 2, dimension beta_1 = 1, comparison number = T^2"));
-  BOOST_TEST(contains(r.out, "M = O(eps^(1 - T/4)): exponential in T"));
+  BOOST_TEST(contains(r.out, "M = O(eps^(1 - T/4)) (in d, E, n: O(eps^(1 - T*d/E))): exponential in T"));
   BOOST_TEST(
       contains(r.out, "smallest efficient architecture (of 4680 with L <= 4, h <= 8): L=2 h=(1,1)"));
   const nlohmann::json j =
@@ -212,6 +212,14 @@ BOOST_AUTO_TEST_CASE(derive_gives_rate_verdict_and_smallest_architecture) {
   BOOST_TEST(latex.code == 0);
   BOOST_TEST(contains(latex.out, "\\toprule"));
   BOOST_TEST(contains(latex.out, "triangle & 3 & $1$ & $T^{3}$"));
+}
+
+BOOST_AUTO_TEST_CASE(derive_states_the_condition_on_an_unset_integer) {
+  const Run r = run("derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --E 64 --head-dim 8");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(contains(r.out, "L = 2: efficient iff D <= 2*h_1 + h_2 (checked on all 16 head vectors"));
+  const Run k = run("derive 'kth(k, t) dot(a, x[t])'");
+  BOOST_TEST(contains(k.out, "L = 3: efficient iff k <= 3"));
 }
 
 BOOST_AUTO_TEST_CASE(plan_prints_information_sets_layer_by_layer) {
@@ -254,7 +262,11 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'max(s, t) dot(x[s], x[s])'", "index 't' is bound but not used"},
       {"derive 'min(s != t) dot(x[s], x[t])' --heads 0,1", "layer 1 has 0 heads"},
       {"derive 'min(s != t) dot(x[s], x[t])' --heads 3 --E 16", "3 heads do not divide E = 16"},
-      {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])'", "the range or rank needs a value for D"},
+      {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --format json",
+       "the formula needs values for D (e.g. --set D=3)"},
+      {"derive 'kth(k, t) dot(a, x[t]) + sum(i = 1..D) max(t) dot(b[i], x[t])'",
+       "the formula needs values for k, D"},
+      {"plan 'sum(i = 1..D) max(t) dot(a[i], x[t])'", "the range or rank needs a value for D"},
       {"derive missing.toml", "missing.toml: error: no such target file"},
       {"train --formula 'max(t) dot(x[t]' --steps 5", "formula:1:16: error: expected ')'"},
       {"train --target no_such_file --steps 5", "no_such_file: error: no such target file"},

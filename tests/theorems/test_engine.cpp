@@ -264,6 +264,27 @@ BOOST_AUTO_TEST_CASE(check_reports_the_depth_conjecture_contradicted_by_derivati
   }
 }
 
+// With D or k unset, the condition on it per depth, as a closed form in the heads where one
+// holds on every head vector checked (the h_1 >= D and h_2 >= D, and the slot count).
+BOOST_AUTO_TEST_CASE(conditions_on_an_unset_integer_are_closed_forms_in_the_heads) {
+  th::Engine engine(catalogue());
+  const th::Target retrieval = target(kRetrieval, {{"D", 1}}, "d_retrieval");
+  BOOST_TEST(engine.condition(retrieval, "D", arch({1}), 1, 3).closed_form == "D <= h_1");
+  BOOST_TEST(engine.condition(retrieval, "D", arch({1}), 2, 3).closed_form == "D <= 2*h_1 + h_2");
+  const th::Condition three = engine.condition(retrieval, "D", arch({1}), 3, 2);
+  BOOST_TEST(three.closed_form == "D <= 2*h_1 + 2*h_2 + h_3");
+  BOOST_TEST(three.capacity.size() == 8u);
+  BOOST_TEST(three.monotone);
+  const th::Target intrinsic = target(kIntrinsic, {{"D", 1}});
+  BOOST_TEST(engine.condition(intrinsic, "D", arch({1}), 2, 3).closed_form == "h_1 >= D and h_2 >= D");
+  BOOST_TEST(engine.condition(intrinsic, "D", arch({1}), 1, 3).closed_form == "no D");
+  const th::Target kth = target("kth(k, t) dot(a, x[t])", {{"k", 1}});
+  for (long layers = 1; layers <= 3; ++layers) {
+    BOOST_TEST(engine.condition(kth, "k", arch({1}), layers, 2).closed_form ==
+               "k <= " + std::to_string(layers));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_architectures_are_input_errors) {
   th::Engine engine(catalogue());
   const th::Target t = target("min(s != t) dot(x[s], x[t])");

@@ -3,6 +3,8 @@
 #include "infoflow/theorems/engine.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -196,6 +198,10 @@ symbolic::Rate Plan::rate() const {
   return symbolic::Rate::from_ex(GiNaC::pow(sym("eps"), -exponent));
 }
 
+symbolic::Rate Plan::general_rate() const {
+  return symbolic::Rate::from_ex(GiNaC::pow(sym("eps"), -general_exponent));
+}
+
 bool Plan::priced() const {
   return verdict != Verdict::kNotComputable && verdict != Verdict::kOutsideFramework;
 }
@@ -236,9 +242,20 @@ struct Pricer {
         engine.costs().decoding, {{sym("T0"), size}, {sym("d"), a.token_dim}, {sym("E"), a.embedding}});
     return detail::cheaper(price_of(e), price_of(floor())) ? floor() : e;
   }
+  /// Decoding with d and E symbolic: Theorem 3's exponent, or the floor and when it holds.
+  [[nodiscard]] std::pair<GiNaC::ex, std::string> decode_general(const GiNaC::ex& size) const {
+    const GiNaC::ex general = engine.exponent_of(engine.costs().decoding, {{sym("T0"), size}});
+    if (decode(size) == floor() && general != floor()) {
+      return {floor(), symbolic::canonical(general) + " <= " + symbolic::canonical(floor())};
+    }
+    return {general, ""};
+  }
   [[nodiscard]] GiNaC::ex kth(long layer, long rank) const {
     return engine.exponent_of(engine.costs().kth,
                               {{sym("k"), rank}, {sym("n"), a.head_dim_of(layer - 1)}});
+  }
+  [[nodiscard]] GiNaC::ex kth_general(long rank) const {
+    return engine.exponent_of(engine.costs().kth, {{sym("k"), rank}});
   }
   [[nodiscard]] GiNaC::ex mean() const { return engine.exponent_of(engine.costs().mean, {}); }
 
@@ -265,24 +282,37 @@ void finish(Plan& p) {
   p.exponent = 0;
   bool first = true;
   std::set<std::string> entries;
+  auto take = [&](const GiNaC::ex& exponent, const GiNaC::ex& general, const std::string& floored,
+                  std::string what) {
+    p.exponent = exponent;
+    p.general_exponent = general;
+    p.general_condition = floored;
+    p.dominant = std::move(what);
+    first = false;
+  };
   for (const PlanStep& s : p.steps) {
     entries.insert(s.entry);
     if (first || detail::cheaper(price_of(p.exponent), price_of(s.exponent))) {
-      p.exponent = s.exponent;
-      p.dominant = fmt::format("layer {} head {} at the {}: {} ({})", s.layer, s.head,
-                               to_text(s.where), to_text(s.action), s.entry);
-      first = false;
+      take(s.exponent, s.general, s.floored_while,
+           fmt::format("layer {} head {} at the {}: {} ({})", s.layer, s.head, to_text(s.where),
+                       to_text(s.action), s.entry));
     }
   }
   for (const Decoding& d : p.decodings) {
     entries.insert(d.entry);
     if (detail::cheaper(price_of(p.exponent), price_of(d.exponent))) {
-      p.exponent = d.exponent;
-      p.dominant = fmt::format("decoding {} positions at the {} after layer {} ({})",
-                               symbolic::canonical(d.size), to_text(d.where), d.layer, d.entry);
+      take(d.exponent, d.general, d.floored_while,
+           fmt::format("decoding {} positions at the {} after layer {} ({})",
+                       symbolic::canonical(d.size), to_text(d.where), d.layer, d.entry));
     }
   }
   p.entries.assign(entries.begin(), entries.end());
+}
+
+Decoding decoding(const Pricer& pricer, long layer, TokenClass where, const GiNaC::ex& size) {
+  const auto [general, floored] = pricer.decode_general(size);
+  return Decoding{layer, where, size, pricer.engine.costs().decoding, pricer.decode(size), general,
+                  floored};
 }
 
 /// The plan of one global aggregation at the readout in layer 1: the readout then holds every
@@ -291,16 +321,16 @@ Plan aggregation_plan(const Pricer& pricer, const Architecture& a, std::string r
   Plan p;
   p.architecture = a;
   const GiNaC::ex T = sym("T");
+  const Decoding all = decoding(pricer, a.layers(), TokenClass::kReadout, T);
   p.steps.push_back(PlanStep{1, 1, TokenClass::kReadout, Action::kGlobalAggregation, "",
-                             "every position {1, ..., T}", pricer.engine.costs().decoding,
-                             pricer.decode(T)});
+                             "every position {1, ..., T}", all.entry, all.exponent, all.general,
+                             all.floored_while});
   p.sets.push_back(LayerSets{0, {"t"}, 1, {}, 0});
   for (long l = 1; l <= a.layers(); ++l) {
     p.sets.push_back(LayerSets{l, {l == 1 ? "t" : "I(t," + std::to_string(l - 1) + ")"}, 1,
                                {"{1, ..., T}"}, T});
   }
-  p.decodings.push_back(
-      Decoding{a.layers(), TokenClass::kReadout, T, pricer.engine.costs().decoding, pricer.decode(T)});
+  p.decodings.push_back(all);
   p.reason = std::move(reason);
   finish(p);
   return p;
@@ -335,16 +365,20 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
       }
       s.entry = costs.kth;
       s.exponent = pricer.kth(s.layer, rank);
+      s.general = pricer.kth_general(rank);
       s.what = fmt::format("the token of rank {} in one layer: {}", rank, q.what);
     } else if (q.mode == Mode::kPositions) {
+      const Decoding gathered = decoding(pricer, s.layer, s.where, q.positions);
       s.entry = costs.decoding;
-      s.exponent = pricer.decode(q.positions);
+      s.exponent = gathered.exponent;
+      s.general = gathered.general;
+      s.floored_while = gathered.floored_while;
     } else if (q.mode == Mode::kMean) {
       s.entry = costs.mean;
-      s.exponent = pricer.mean();
+      s.exponent = s.general = pricer.mean();
     } else {
       s.entry = costs.efficient;
-      s.exponent = pricer.floor();
+      s.exponent = s.general = pricer.floor();
     }
     if (!slot->readout && q.holder == Holder::kGlobal) carried.push_back(q.name);
     auto& parts = slot->readout ? readout_parts : token_parts;
@@ -357,7 +391,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
     const long l = *placement.carry;
     PlanStep s{l, ++heads[static_cast<std::size_t>(l)][1], TokenClass::kReadout, Action::kCarry, "",
                fmt::format("fetches any token, which holds {}", fmt::join(carried, ", ")),
-               costs.efficient, pricer.floor()};
+               costs.efficient, pricer.floor(), pricer.floor(), ""};
     readout_parts[static_cast<std::size_t>(l)].push_back("I(any token," + std::to_string(l - 1) + ")");
     p.steps.push_back(s);
   }
@@ -374,16 +408,11 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
     if (l > 1 && sizes.readout[li - 1] > 0) s.readout.push_back("I(T+1," + std::to_string(l - 1) + ")");
     for (const std::string& part : readout_parts[li]) s.readout.push_back(part);
     p.sets.push_back(s);
-    if (!token_parts[li].empty()) {
-      p.decodings.push_back(Decoding{l, TokenClass::kInputs, sizes.token[li], costs.decoding,
-                                     pricer.decode(sizes.token[li])});
-    }
+    if (!token_parts[li].empty())
+      p.decodings.push_back(decoding(pricer, l, TokenClass::kInputs, sizes.token[li]));
   }
   const long final_size = sizes.readout.back();
-  if (final_size > 0) {
-    p.decodings.push_back(Decoding{layers, TokenClass::kReadout, final_size, costs.decoding,
-                                   pricer.decode(final_size)});
-  }
+  if (final_size > 0) p.decodings.push_back(decoding(pricer, layers, TokenClass::kReadout, final_size));
   finish(p);
   return p;
 }
@@ -515,6 +544,102 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
       if (!out.smallest || smaller(a, out.smallest->architecture)) {
         out.smallest = *narrowest == *fewest ? out.per_depth.back() : plan(target, a);
       }
+    }
+  }
+  return out;
+}
+
+Condition Engine::condition(const Target& target, const std::string& name,
+                            const Architecture& base, long layers, long max_heads) {
+  Condition out;
+  out.name = name;
+  out.layers = layers;
+  out.max_heads = max_heads;
+  out.limit = 2 * layers * max_heads + 2;  // every quantity takes a slot: no more fit
+  std::map<long, Target> by_value;
+  auto efficient = [&](long value, const std::vector<long>& heads) {
+    auto it = by_value.find(value);
+    if (it == by_value.end()) {
+      targets::Bindings b = target.bindings;
+      b[name] = value;
+      it = by_value.emplace(value, Target(target.name, target.formula, b, target.family,
+                                          target.is_family)).first;
+    }
+    Architecture a = base;
+    if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);
+    a.heads = heads;
+    return plan(it->second, a).verdict == Verdict::kEfficient;
+  };
+  std::vector<long> heads(static_cast<std::size_t>(layers), 1);
+  while (true) {
+    long cap = 0;
+    while (cap < out.limit && efficient(cap + 1, heads)) ++cap;
+    if (cap + 2 <= out.limit && efficient(cap + 2, heads)) out.monotone = false;
+    out.capacity.emplace_back(heads, cap);
+    std::size_t i = 0;
+    while (i < heads.size() && heads[i] == max_heads) heads[i++] = 1;
+    if (i == heads.size()) break;
+    ++heads[i];
+  }
+  if (!out.monotone) return out;
+  auto cap_at = [&](const std::vector<long>& h) {
+    for (const auto& [x, c] : out.capacity) {
+      if (x == h) return c;
+    }
+    return -1L;
+  };
+  auto holds = [&](const std::function<long(const std::vector<long>&)>& form) {
+    return std::all_of(out.capacity.begin(), out.capacity.end(), [&](const auto& row) {
+      const long predicted = std::min(form(row.first), out.limit);
+      return std::max(predicted, 0L) == row.second;
+    });
+  };
+  auto h_name = [](std::size_t l) { return "h_" + std::to_string(l + 1); };
+  const std::vector<long> ones(static_cast<std::size_t>(layers), 1);
+  // A linear form, from the unit steps at (1, ..., 1).
+  std::vector<long> slope;
+  long constant = cap_at(ones);
+  for (std::size_t l = 0; l < ones.size(); ++l) {
+    std::vector<long> up = ones;
+    up[l] = 2;
+    slope.push_back(cap_at(up) - cap_at(ones));
+    constant -= slope.back();
+  }
+  if (holds([&](const std::vector<long>& h) {
+        long v = constant;
+        for (std::size_t l = 0; l < h.size(); ++l) v += slope[l] * h[l];
+        return v;
+      })) {
+    std::string form;
+    for (std::size_t l = 0; l < slope.size(); ++l) {
+      if (slope[l] == 0) continue;
+      form += (form.empty() ? "" : " + ") + (slope[l] == 1 ? "" : std::to_string(slope[l]) + "*") + h_name(l);
+    }
+    if (constant != 0 || form.empty())
+      form += (form.empty() ? "" : constant > 0 ? " + " : " - ") + std::to_string(form.empty() ? constant : std::abs(constant));
+    out.closed_form = constant >= out.limit && form == std::to_string(constant)
+                          ? "every " + name + " tried"
+                          : name + " <= " + form;
+    if (cap_at(ones) == 0 && std::all_of(slope.begin(), slope.end(), [](long a) { return a == 0; }))
+      out.closed_form = "no " + name;
+    return out;
+  }
+  // The smallest head count over a set of layers.
+  for (unsigned set = 1; set < (1u << layers); ++set) {
+    const auto form = [&](const std::vector<long>& h) {
+      long v = std::numeric_limits<long>::max();
+      for (std::size_t l = 0; l < h.size(); ++l) {
+        if (set & (1u << l)) v = std::min(v, h[l]);
+      }
+      return v;
+    };
+    if (holds(form)) {
+      std::vector<std::string> parts;
+      for (std::size_t l = 0; l < static_cast<std::size_t>(layers); ++l) {
+        if (set & (1u << l)) parts.push_back(h_name(l) + " >= " + name);
+      }
+      out.closed_form = fmt::format("{}", fmt::join(parts, " and "));
+      return out;
     }
   }
   return out;

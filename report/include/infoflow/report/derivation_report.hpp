@@ -28,6 +28,10 @@ std::string derivation_text(const Derivation& d);
 std::string derivations_latex(const std::vector<Derivation>& ds);
 nlohmann::json to_json(const Derivation& d);
 
+/// The condition on an unset integer for one depth: the closed form if one holds, and the
+/// largest efficient value per head vector.
+std::string condition_text(const theorems::Condition& condition);
+
 /// The plan layer by layer: steps, information sets, decodings, the dominant cost.
 std::string plan_text(const theorems::Target& target, const theorems::Plan& plan);
 nlohmann::json to_json(const theorems::Plan& plan);

@@ -89,6 +89,8 @@ struct PlanStep {
   std::string what;
   std::string entry;   ///< the catalogue entry pricing it
   GiNaC::ex exponent;  ///< of 1/eps
+  GiNaC::ex general;   ///< the same with d, E and n left symbolic
+  std::string floored_while;  ///< when the floor was taken: the condition for it, in d, E, n
 };
 
 /// The information sets after layer `layer` (0: the input), as the union of their parts.
@@ -107,6 +109,8 @@ struct Decoding {
   GiNaC::ex size;
   std::string entry;
   GiNaC::ex exponent;
+  GiNaC::ex general;          ///< with d, E and n left symbolic
+  std::string floored_while;  ///< when the floor was taken: the condition for it
 };
 
 struct Target {
@@ -128,12 +132,17 @@ struct Plan {
   std::vector<Decoding> decodings;
   std::vector<LayerSets> sets;
   GiNaC::ex exponent;    ///< the rate is eps^(-exponent)
+  /// The dominant step's exponent with d, E and n symbolic (the architecture's values only
+  /// chose the plan), and the condition under which it holds ("" if always).
+  GiNaC::ex general_exponent;
+  std::string general_condition;
   std::string dominant;  ///< which step decides it
   Verdict verdict = Verdict::kEfficient;
   std::string reason;                ///< why the verdict is not "efficient", "" if it is
   std::vector<std::string> entries;  ///< catalogue entries used, sorted
   bool truncated = false;            ///< the placement search hit its node budget
   [[nodiscard]] symbolic::Rate rate() const;
+  [[nodiscard]] symbolic::Rate general_rate() const;
   [[nodiscard]] bool priced() const;  ///< a rate exists (not "not computable" or "outside")
 };
 
@@ -143,6 +152,19 @@ struct Search {
   long architectures = 0;        ///< how many were tried
   long max_layers = 0;
   long max_heads = 0;
+};
+
+/// When a target's named integer N (D, k, ...) has no value: for which N each architecture is
+/// efficient, and a closed form in h_1..h_L where one holds on every architecture checked.
+struct Condition {
+  std::string name;  ///< N
+  long layers = 0;
+  long max_heads = 0;
+  long limit = 0;  ///< N was tried from 1 to this
+  /// Per head vector: the largest N with an efficient plan (0: none; limit: every N tried).
+  std::vector<std::pair<std::vector<long>, long>> capacity;
+  std::string closed_form;  ///< "D <= 2*h_1 + h_2"; "" if none of the forms tried holds
+  bool monotone = true;     ///< efficient for N implies efficient for every smaller N
 };
 
 class Engine {
@@ -156,6 +178,12 @@ class Engine {
   /// positional encoding of `base`; n fixed to base's so that any head count is allowed).
   [[nodiscard]] Search search(const Target& target, const Architecture& base, long max_layers = 4,
                               long max_heads = 8);
+
+  /// Conditions on the unset integer `name` for every head vector with 1..max_heads heads in
+  /// each of `layers` layers (E, d, n and the encoding of `base`). Forms tried, each verified
+  /// on every head vector: N <= b + sum a_l h_l; N <= min of h_l over a set of layers; none.
+  [[nodiscard]] Condition condition(const Target& target, const std::string& name,
+                                    const Architecture& base, long layers, long max_heads = 4);
 
   /// The plan's rate as a catalogue entry of provenance `derived`, for the target's own task
   /// family (derived_family): a bound derived for one target says nothing of its siblings.
