@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
   CLI::App app{"infoflow: approximation bounds for Transformers, checked and compared"};
   app.require_subcommand(1);
   infoflow::app::Context ctx;
+  app.add_option("--add", ctx.added,
+                 "a catalogue file read beside the directory's, e.g. derived bounds written by "
+                 "derive --format toml (repeatable)");
   app.add_option("--catalogue", ctx.catalogue_dir, "catalogue directory (default: the shipped one)")
       ->check(CLI::ExistingDirectory);
   infoflow::app::add_symbols(app, ctx);

@@ -17,10 +17,11 @@ namespace infoflow::app {
 /// Options every subcommand shares, and the exit code a callback sets.
 struct Context {
   std::filesystem::path catalogue_dir = theorems::default_catalogue_directory();
+  std::vector<std::filesystem::path> added;  ///< catalogue files beside the directory's
   int exit_code = 0;
 
   [[nodiscard]] theorems::Catalogue load() const {
-    return theorems::Catalogue::load_directory(catalogue_dir);
+    return theorems::Catalogue::load_directory(catalogue_dir, added);
   }
 };
 

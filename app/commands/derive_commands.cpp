@@ -79,8 +79,9 @@ void add_derive(CLI::App& app, Context& ctx) {
   cmd->add_option("target", t->source, "a formula, or a target file (TOML)")->required();
   add_target_options(cmd, *t);
   arch->add(cmd);
-  cmd->add_option("--format", *format, "text, latex or json")
-      ->check(CLI::IsMember({"text", "latex", "json"}));
+  cmd->add_option("--format", *format,
+                  "text, latex, json, or toml (the derived bounds as a catalogue file, for --add)")
+      ->check(CLI::IsMember({"text", "latex", "json", "toml"}));
   cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
   cmd->callback([&ctx, t, arch, format, output] {
     const std::vector<targets::TargetSpec> specs = t->resolve(false);
@@ -111,7 +112,9 @@ void add_derive(CLI::App& app, Context& ctx) {
       d.search = engine.search(targets[i], base);
       ds.push_back(std::move(d));
     }
-    if (*format == "json") {
+    if (*format == "toml") {
+      emit(report::derived_catalogue_toml(engine, ds), *output);
+    } else if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
       for (const report::Derivation& d : ds) j.push_back(report::to_json(d));
       emit((ds.size() == 1 ? j[0] : j).dump(2) + "\n", *output);

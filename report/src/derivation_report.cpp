@@ -1,6 +1,10 @@
 #include "infoflow/report/derivation_report.hpp"
 
+#include <set>
+#include <sstream>
+
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/symbolic/canonical.hpp"
@@ -105,6 +109,60 @@ std::string derivations_latex(const std::vector<Derivation>& ds) {
                        smallest);
   }
   return out + "\\bottomrule\n\\end{tabular}\n";
+}
+
+std::string derived_catalogue_toml(const theorems::Engine& engine, const std::vector<Derivation>& ds) {
+  toml::table root;
+  root.insert("paper", toml::table{{"id", "derived"},
+                                   {"title", "Bounds derived by the InfoFlow engine (infoflow derive)"},
+                                   {"reference", "docs/infoflow_engine.md"}});
+  toml::array tasks;
+  toml::array entries;
+  std::set<std::string> seen;
+  for (const Derivation& d : ds) {
+    const theorems::Target& t = *d.target;
+    std::vector<const theorems::Plan*> plans;
+    if (d.plan && d.plan->priced()) plans.push_back(&*d.plan);
+    if (d.search.smallest) plans.push_back(&*d.search.smallest);
+    for (const theorems::Plan& p : d.search.per_depth) plans.push_back(&p);
+    const theorems::TaskFamily family = theorems::Engine::derived_family(t);
+    if (!t.is_family && seen.insert("task:" + family.id).second) {
+      tasks.push_back(toml::table{
+          {"id", family.id}, {"parent", family.parent}, {"description", family.description}});
+    }
+    for (const theorems::Plan* p : plans) {
+      const theorems::Entry e = engine.derived_entry(t, *p);
+      if (!seen.insert(e.id).second) continue;
+      toml::table entry{{"id", e.id},
+                        {"source", e.source},
+                        {"provenance", "derived"},
+                        {"kind", "upper"},
+                        {"quantity", e.quantity},
+                        {"task", e.task}};
+      toml::array constraints;
+      for (const theorems::WrittenRelation& r : e.setting) {
+        const std::string text = symbolic::to_text(r.relation);
+        if (r.field == "constraints") {
+          constraints.push_back(text);
+        } else {
+          entry.insert(r.field, text);
+        }
+      }
+      if (!constraints.empty()) entry.insert("constraints", constraints);
+      entry.insert("rate", symbolic::to_text(e.rate_written));
+      entry.insert("notes", e.notes);
+      toml::array from;
+      for (const std::string& id : e.derived_from) from.push_back(id);
+      entry.insert("derived_from", from);
+      entries.push_back(std::move(entry));
+    }
+  }
+  if (!tasks.empty()) root.insert("task", tasks);
+  root.insert("entry", entries);
+  std::ostringstream out;
+  out << "# Written by infoflow derive --format toml; read it with infoflow --add FILE check.\n"
+      << root << "\n";
+  return out.str();
 }
 
 std::string condition_text(const theorems::Condition& c) {

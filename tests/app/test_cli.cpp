@@ -222,6 +222,32 @@ BOOST_AUTO_TEST_CASE(derive_states_the_condition_on_an_unset_integer) {
   BOOST_TEST(contains(k.out, "L = 3: efficient iff k <= 3"));
 }
 
+BOOST_AUTO_TEST_CASE(derived_bounds_as_toml_are_read_back_by_check) {
+  const TempDir temp;
+  const std::string file = (temp.dir() / "derived.toml").string();
+  const Run w = run("derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --set D=3 --heads 1,1 "
+                    "--format toml -o " + file);
+  BOOST_TEST_REQUIRE(w.code == 0);
+  const Run r = run("--add " + file + " list --format json");
+  BOOST_TEST_REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const nlohmann::json& e : j["entries"]) {
+    if (e["id"] == "derived.formula.L2.h1-1.E16") {
+      found = true;
+      BOOST_TEST(e["provenance"].get<std::string>() == "derived");
+      BOOST_TEST(e["task"].get<std::string>() == "target.formula");
+    }
+  }
+  BOOST_TEST(found);
+  const Run c = run("--add " + file + " check");
+  BOOST_TEST(c.code <= 1);
+  BOOST_TEST(contains(c.out, "entries"));
+  const Run missing = run("--add " + file + ".nope check");
+  BOOST_TEST(missing.code == 2);
+  BOOST_TEST(contains(missing.out, "no such catalogue file"));
+}
+
 BOOST_AUTO_TEST_CASE(plan_prints_information_sets_layer_by_layer) {
   const Run r =
       run("plan " + std::string(INFOFLOW_TARGETS_FILE) + " --name intrinsic_dim --heads 2,2");

@@ -199,7 +199,7 @@ Domain Entry::domain() const {
   return d;
 }
 
-Catalogue Catalogue::load_directory(const fs::path& directory) {
+Catalogue Catalogue::load_directory(const fs::path& directory, const std::vector<fs::path>& more) {
   if (!fs::is_directory(directory)) {
     throw InputError(SourceLocation{directory.string()}, "not a catalogue directory");
   }
@@ -208,17 +208,21 @@ Catalogue Catalogue::load_directory(const fs::path& directory) {
     if (item.is_regular_file() && item.path().extension() == ".toml") files.push_back(item.path());
   }
   std::sort(files.begin(), files.end());
+  for (const fs::path& f : more) {
+    if (!fs::is_regular_file(f)) throw InputError(SourceLocation{f.string()}, "no such catalogue file");
+    files.push_back(f);
+  }
   return load_files(files);
 }
 
 Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
   Catalogue catalogue;
-  // Task families first: entries name them.
+  // Task families first: entries name them. tasks.toml holds only families; another file may
+  // add families of its own beside its entries (derive --format toml does).
   for (const fs::path& file : files) {
-    if (file.filename() != "tasks.toml") continue;
     const toml::table root = parse_toml(file);
     for (const auto& [key, node] : root) {
-      if (key.str() != "task") {
+      if (key.str() != "task" && file.filename() == "tasks.toml") {
         throw InputError(location(file, key.source()), "unknown key '" + std::string(key.str()) + "'");
       }
     }
@@ -253,7 +257,7 @@ Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
     if (file.filename() == "tasks.toml") continue;
     const toml::table root = parse_toml(file);
     for (const auto& [key, node] : root) {
-      if (key.str() != "paper" && key.str() != "entry") {
+      if (key.str() != "paper" && key.str() != "entry" && key.str() != "task") {
         throw InputError(location(file, key.source()), "unknown key '" + std::string(key.str()) + "'");
       }
     }

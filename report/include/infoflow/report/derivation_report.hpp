@@ -28,6 +28,11 @@ std::string derivation_text(const Derivation& d);
 std::string derivations_latex(const std::vector<Derivation>& ds);
 nlohmann::json to_json(const Derivation& d);
 
+/// Derived bounds as a catalogue file (`derive --format toml`, read back with `--add FILE`): a
+/// [paper] for the tool, the targets' own task families, one [[entry]] of provenance `derived`
+/// for each plan with a rate (the plan asked for, the smallest efficient one and each depth's).
+std::string derived_catalogue_toml(const theorems::Engine& engine, const std::vector<Derivation>& ds);
+
 /// The condition on an unset integer for one depth: the closed form if one holds, and the
 /// largest efficient value per head vector.
 std::string condition_text(const theorems::Condition& condition);

@@ -80,7 +80,8 @@ struct TaskFamily {
 class Catalogue {
  public:
   /// Loads tasks.toml and every other *.toml of `directory`, in file-name order.
-  static Catalogue load_directory(const std::filesystem::path& directory);
+  static Catalogue load_directory(const std::filesystem::path& directory,
+                                  const std::vector<std::filesystem::path>& more = {});
   /// Loads the given files; the one named tasks.toml gives the task families.
   static Catalogue load_files(const std::vector<std::filesystem::path>& files);
 
