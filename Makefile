@@ -32,7 +32,7 @@ test: build
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/train_step.sh $(BUILD)
-	@$(BUILD)/bench/bench_derive targets/targets.toml theorems/catalogue
+	@$(BUILD)/bench/bench_derive targets/targets.toml tests/data/engine_targets.toml theorems/catalogue
 
 clean:
 	rm -rf $(BUILD) $(OUT)
