@@ -46,6 +46,19 @@ BOOST_AUTO_TEST_CASE(reductions_arithmetic_and_functions_by_hand) {
   BOOST_TEST(value("dot(3 * x[1] - x[2] / 2, x[3])", x) == 2.5);
 }
 
+BOOST_AUTO_TEST_CASE(named_and_relative_positions_by_hand) {
+  MatrixXd x(2, 4);
+  x << 1, 0, 1, -2,  //
+      0, 1, 1, -2;
+  BOOST_TEST(value("sqnorm(x[1] - x[T])", x) == 13.0);  // (3, 2)
+  BOOST_TEST(value("dot(x[T-1], x[T])", x) == -4.0);
+  // x[t+1] reads zero past the last token: successors' products 0, 1, -4, 0.
+  BOOST_TEST(value("max(t) dot(x[t], x[t+1])", x) == 1.0);
+  BOOST_TEST(value("sum(t) dot(x[t], x[t-1])", x) == 0 + 0 + 1 - 4);
+  // Each token s against the others: minima -2, -2, -4, -4.
+  BOOST_TEST(value("max(s) min(t != s) dot(x[s], x[t])", x) == -2.0);
+}
+
 BOOST_AUTO_TEST_CASE(parameters_follow_the_seed_convention) {
   const tg::Formula f =
       tg::Formula::parse("sum(i = 1..D) max(t) dot(a[i], x[t]) + dot(b, x[1]) + c");

@@ -84,6 +84,42 @@ BOOST_AUTO_TEST_CASE(semantic_errors_name_their_column) {
   BOOST_TEST(error_of("sqnorm(x)") == "8: x needs a subscript: x[t] or x[1]");
 }
 
+BOOST_AUTO_TEST_CASE(positions_offsets_and_outer_constraints) {
+  for (const std::string t : {"sqnorm(x[1] - x[T])", "dot(x[T-1], x[T])",
+                              "max(t) dot(x[t], x[t+1])", "max(t) dot(x[t-2], a)",
+                              "max(s) min(t != s) dot(x[s], x[t])",
+                              "sum(i = 1..3) max(t) dot(a[i], x[t])"}) {
+    BOOST_TEST(tg::to_text(tg::Formula::parse(t).root()) == t);
+  }
+  BOOST_TEST(tg::Formula::parse("sqnorm(x[1] - x[T])").reads_positions());
+  BOOST_TEST(tg::Formula::parse("max(t) dot(x[t], x[t+1])").reads_positions());
+  BOOST_TEST(tg::Formula::parse("max(s < t) dot(x[s], x[t])").reads_positions());
+  BOOST_TEST(tg::Formula::parse("sqnorm(sum(p = 1..T0) x[p])").reads_positions());
+  BOOST_TEST(!tg::Formula::parse("max(s != t) dot(x[s], x[t])").reads_positions());
+  BOOST_TEST(!tg::Formula::parse("sum(i = 1..D) max(t) dot(a[i], x[t])").reads_positions());
+  // The chain's s refers to the outer index: only t is bound by the inner reduction.
+  const tg::Formula f = tg::Formula::parse("max(s) min(t != s) dot(x[s], x[t])");
+  const tg::Node& inner = f.root().args[0];
+  BOOST_TEST_REQUIRE(inner.binders.size() == 1u);
+  BOOST_TEST(inner.binders[0].name == "t");
+  BOOST_TEST_REQUIRE(inner.constraints.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(names_that_are_not_indices_are_refused_with_their_column) {
+  BOOST_TEST(error_of("max(T) dot(a, x[T])") ==
+             "5: 'T' is a named quantity (sequence length, precision or a range bound), not an "
+             "index; pick another index name");
+  BOOST_TEST(error_of("sum(i = 1..D) max(D) dot(a[i], x[D])") ==
+             "19: 'D' is a named quantity (sequence length, precision or a range bound), not an "
+             "index; pick another index name");
+  BOOST_TEST(error_of("dot(x[3+1], a)") ==
+             "8: an offset goes with an index or T (x[t+1], x[T-1]); write the position itself");
+  BOOST_TEST(error_of("dot(x[T+1], a)") == "5: x[T+1] is beyond the last token");
+  BOOST_TEST(error_of("max(i = 1..2) max(t) dot(a[i+1], x[t])") ==
+             "26: a parameter family is subscripted by its index alone, e.g. a[i]");
+  BOOST_TEST(error_of("dot(x[t+], a)") == "9: expected an integer offset, e.g. x[t+1]");
+}
+
 BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
   try {
     (void)tg::Formula::parse("max(t) dot(x[t], y[t]) +",
