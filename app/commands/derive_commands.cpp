@@ -161,7 +161,13 @@ void add_plan(CLI::App& app, Context& ctx) {
             ? *chosen
             : engine.plan(target, arch->for_target(spec, arch->heads.empty() ? std::vector<long>{1}
                                                                              : arch->heads));
-    emit(*json ? report::to_json(p).dump(2) + "\n" : note + report::plan_text(target, p), *output);
+    if (*json) {
+      nlohmann::json j = report::to_json(p);
+      j["target"] = report::to_json(*target.program);
+      emit(j.dump(2) + "\n", *output);
+    } else {
+      emit(note + report::plan_text(target, p), *output);
+    }
   });
 }
 

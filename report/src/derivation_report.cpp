@@ -244,9 +244,7 @@ nlohmann::json to_json(const theorems::Plan& p) {
   return out;
 }
 
-nlohmann::json to_json(const Derivation& d) {
-  const theorems::Target& t = *d.target;
-  const theorems::Program& program = *t.program;
+nlohmann::json to_json(const theorems::Program& program) {
   nlohmann::json comparisons = nlohmann::json::array();
   for (const theorems::Comparison& c : program.comparisons) {
     comparisons.push_back({{"text", c.text},
@@ -265,20 +263,24 @@ nlohmann::json to_json(const Derivation& d) {
                           {"what", q.what},
                           {"needs", needs}});
   }
-  nlohmann::json out = {{"target", t.name},
-                        {"formula", targets::to_text(t.formula.root())},
-                        {"bindings", t.bindings},
-                        {"comparison_order", program.order},
-                        {"comparison_dimension", program.comparisons.size()},
-                        {"comparison_number", symbolic::canonical(program.comparison_number)},
-                        {"comparisons", comparisons},
-                        {"quantities", quantities},
-                        {"order_dependent", program.order_dependent},
-                        {"outside_framework", program.outside ? nlohmann::json(*program.outside)
-                                                              : nlohmann::json(nullptr)},
-                        {"architectures_searched", d.search.architectures},
-                        {"search_space", {{"max_layers", d.search.max_layers},
-                                          {"max_heads", d.search.max_heads}}}};
+  return {{"comparison_order", program.order},
+          {"comparison_dimension", program.comparisons.size()},
+          {"comparison_number", symbolic::canonical(program.comparison_number)},
+          {"comparisons", comparisons},
+          {"quantities", quantities},
+          {"order_dependent", program.order_dependent},
+          {"outside_framework",
+           program.outside ? nlohmann::json(*program.outside) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json to_json(const Derivation& d) {
+  const theorems::Target& t = *d.target;
+  nlohmann::json out = to_json(*t.program);
+  out["target"] = t.name;
+  out["formula"] = targets::to_text(t.formula.root());
+  out["bindings"] = t.bindings;
+  out["architectures_searched"] = d.search.architectures;
+  out["search_space"] = {{"max_layers", d.search.max_layers}, {"max_heads", d.search.max_heads}};
   if (d.plan) out["plan"] = to_json(*d.plan);
   out["smallest_efficient"] =
       d.search.smallest ? to_json(*d.search.smallest) : nlohmann::json(nullptr);

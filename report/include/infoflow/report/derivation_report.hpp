@@ -27,6 +27,8 @@ std::string derivation_text(const Derivation& d);
 /// smallest architecture. `derivations_latex` wraps the rows in a booktabs table.
 std::string derivations_latex(const std::vector<Derivation>& ds);
 nlohmann::json to_json(const Derivation& d);
+/// The compiled target: comparisons with their elimination, quantities with what they read.
+nlohmann::json to_json(const theorems::Program& program);
 
 /// Derived bounds as a catalogue file (`derive --format toml`, read back with `--add FILE`): a
 /// [paper] for the tool, the targets' own task families, one [[entry]] of provenance `derived`
