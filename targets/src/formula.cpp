@@ -512,6 +512,11 @@ class Checker {
     std::erase_if(n.binders, [&](const Binder& b) { return b.from_chain && find(b.name) != nullptr; });
     if (n.binders.empty()) fail(where_, n.column, "the reduction binds no index of its own");
     for (const IndexConstraint& c : n.constraints) {
+      for (const std::string& name : {c.left, c.right}) {
+        if (Scope* outer = find(name)) outer->used = true;  // a constraint on an outer index
+      }
+    }
+    for (const IndexConstraint& c : n.constraints) {
       if (c.strict_order) f_.reads_positions_ = true;
     }
     for (const Binder& b : n.binders) {

@@ -296,9 +296,10 @@ class Compiler {
     std::vector<const targets::Binder*> unrolled;
     std::vector<const targets::Binder*> tokens;
     for (const targets::Binder& b : n.binders) {
-      const bool all_tokens =
-          !b.has_range || (b.low.name.empty() && b.low.value == 1 && b.high.name == "T");
-      if (subscripts_x(n, b.name) && all_tokens)
+      // An index without a range runs over the tokens (it may be read only through a
+      // constraint, as t in sum(t) max(s < t) ...); one ranged 1..T that subscripts x does too.
+      const bool all_tokens = b.low.name.empty() && b.low.value == 1 && b.high.name == "T";
+      if (!b.has_range || (all_tokens && subscripts_x(n, b.name)))
         tokens.push_back(&b);
       else
         unrolled.push_back(&b);
