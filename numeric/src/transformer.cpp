@@ -165,8 +165,8 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
   const std::vector<TensorInfo>& tensors = model.layout().tensors();
   const ModelTensors& ix = model.layout().index();
   auto p = [&](int i) {
-    const TensorInfo& t = tensors[static_cast<std::size_t>(i)];
-    return ConstMatrixMap<Scalar>(model.parameters().data() + t.offset, t.rows, t.cols);
+    const TensorInfo& info = tensors[static_cast<std::size_t>(i)];
+    return ConstMatrixMap<Scalar>(model.parameters().data() + info.offset, info.rows, info.cols);
   };
   auto raw = [&](int i) { return p(i).data(); };
 
