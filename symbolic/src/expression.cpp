@@ -3,6 +3,7 @@
 #include <cctype>
 #include <utility>
 
+#include "infoflow/core/limits.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
 namespace infoflow::symbolic {
@@ -12,10 +13,19 @@ bool is_function(std::string_view name) {
   return name == "log" || name == "exp" || name == "sqrt";
 }
 
-/// Recursive descent over one string; positions are 0-based internally.
+/// Recursive descent over one string; positions are 0-based internally. Every level of
+/// recursion passes through unary(), which counts it: nesting is bounded, the stack is not.
 class Parser {
  public:
-  Parser(std::string_view text, SourceLocation where) : text_(text), where_(std::move(where)) {}
+  Parser(std::string_view text, SourceLocation where) : text_(text), where_(std::move(where)) {
+    if (text_.size() > limits::kFormulaLength) {
+      SourceLocation loc = where_;
+      if (loc.line == 0) loc.line = 1;
+      throw InputError(loc, "the formula has " + std::to_string(text_.size()) +
+                                " characters; at most " + std::to_string(limits::kFormulaLength) +
+                                " are accepted");
+    }
+  }
 
   Expr expression_only() {
     Expr e = expression();
@@ -122,6 +132,11 @@ class Parser {
 
   Expr unary() {
     skip_space();
+    if (depth_ > limits::kNesting) {  // the outermost level is 0: 100 parentheses are fine
+      fail(pos_, "nested more than " + std::to_string(limits::kNesting) + " levels deep");
+    }
+    ++depth_;
+    const Nested nested{depth_};
     if (pos_ < text_.size() && text_[pos_] == '-') {
       const std::size_t start = pos_++;
       return node(Expr::Kind::kNeg, start, {unary()});
@@ -198,9 +213,15 @@ class Parser {
     ++pos_;
   }
 
+  struct Nested {
+    std::size_t& depth;
+    ~Nested() { --depth; }
+  };
+
   std::string_view text_;
   SourceLocation where_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 enum Precedence { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
@@ -290,30 +311,33 @@ std::string latex_of(const Expr& e) {
 
 }  // namespace
 
-Expr parse_expression(std::string_view text, const SourceLocation& where) {
-  return Parser(text, where).expression_only();
-}
+namespace {
 
-std::vector<Relation> parse_relations(std::string_view text, const SourceLocation& where) {
-  return Parser(text, where).relations();
-}
-
-GiNaC::ex to_ex(const Expr& e) {
+/// GiNaC's form of `e`; a division by zero is bad input, placed in `where`'s text if given.
+GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
+  const auto recurse = [where](const Expr& x) { return convert(x, where); };
   switch (e.kind) {
     case Expr::Kind::kInteger: return GiNaC::numeric(e.text.c_str());
     case Expr::Kind::kSymbol: return SymbolRegistry::standard().at(e.text).symbol;
-    case Expr::Kind::kAdd: return to_ex(e.args[0]) + to_ex(e.args[1]);
-    case Expr::Kind::kSub: return to_ex(e.args[0]) - to_ex(e.args[1]);
-    case Expr::Kind::kMul: return to_ex(e.args[0]) * to_ex(e.args[1]);
+    case Expr::Kind::kAdd: return recurse(e.args[0]) + recurse(e.args[1]);
+    case Expr::Kind::kSub: return recurse(e.args[0]) - recurse(e.args[1]);
+    case Expr::Kind::kMul: return recurse(e.args[0]) * recurse(e.args[1]);
     case Expr::Kind::kDiv: {
-      const GiNaC::ex den = to_ex(e.args[1]);
-      if (den.is_zero()) throw InputError("division by zero in \"" + to_text(e) + "\"");
-      return to_ex(e.args[0]) / den;
+      const GiNaC::ex den = recurse(e.args[1]);
+      if (den.is_zero()) {
+        const std::string message = "division by zero in \"" + to_text(e) + "\"";
+        if (where == nullptr) throw InputError(message);
+        SourceLocation at = *where;
+        if (at.line == 0) at.line = 1;
+        at.column = (at.column == 0 ? 1 : at.column) + e.args[1].column - 1;
+        throw InputError(at, message);
+      }
+      return recurse(e.args[0]) / den;
     }
-    case Expr::Kind::kNeg: return -to_ex(e.args[0]);
-    case Expr::Kind::kPow: return GiNaC::pow(to_ex(e.args[0]), to_ex(e.args[1]));
+    case Expr::Kind::kNeg: return -recurse(e.args[0]);
+    case Expr::Kind::kPow: return GiNaC::pow(recurse(e.args[0]), recurse(e.args[1]));
     case Expr::Kind::kCall: {
-      const GiNaC::ex arg = to_ex(e.args[0]);
+      const GiNaC::ex arg = recurse(e.args[0]);
       if (e.text == "log") return GiNaC::log(arg);
       if (e.text == "exp") return GiNaC::exp(arg);
       return GiNaC::sqrt(arg);
@@ -321,6 +345,27 @@ GiNaC::ex to_ex(const Expr& e) {
   }
   return 0;
 }
+
+}  // namespace
+
+// Parsing converts once, so that a division by zero is reported with its place here rather
+// than later, by whichever command first needs the value.
+Expr parse_expression(std::string_view text, const SourceLocation& where) {
+  Expr e = Parser(text, where).expression_only();
+  (void)convert(e, &where);
+  return e;
+}
+
+std::vector<Relation> parse_relations(std::string_view text, const SourceLocation& where) {
+  std::vector<Relation> out = Parser(text, where).relations();
+  for (const Relation& r : out) {
+    (void)convert(r.lhs, &where);
+    (void)convert(r.rhs, &where);
+  }
+  return out;
+}
+
+GiNaC::ex to_ex(const Expr& e) { return convert(e, nullptr); }
 
 GiNaC::ex to_ex_difference(const Relation& relation) {
   return to_ex(relation.lhs) - to_ex(relation.rhs);

@@ -7,6 +7,8 @@
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
+#include "infoflow/core/limits.hpp"
+
 namespace infoflow::targets {
 
 namespace peg = tao::pegtl;
@@ -92,11 +94,33 @@ INFOFLOW_MESSAGE(tok<name>, "expected an index name");
 INFOFLOW_MESSAGE(tok<subscript_value>, "expected an index or a position");
 #undef INFOFLOW_MESSAGE
 
+/// How deep the parse is: every level of recursion enters a negation or a power.
+struct Depth {
+  std::size_t now = 0;
+};
+template <class Rule>
+inline constexpr bool kNests = std::is_same_v<Rule, negate> || std::is_same_v<Rule, power>;
+
 template <class Rule>
 struct control : peg::normal<Rule> {
   template <class Input, class... States>
   [[noreturn]] static void raise(const Input& in, States&&... /*unused*/) {
     throw peg::parse_error(message<Rule>::text, in);
+  }
+  template <class Input>
+  static void start(const Input& in, Depth& depth) {
+    if (kNests<Rule> && ++depth.now > limits::kNesting) {
+      throw peg::parse_error(
+          "nested more than " + std::to_string(limits::kNesting) + " levels deep", in);
+    }
+  }
+  template <class Input>
+  static void success(const Input& /*unused*/, Depth& depth) {
+    if (kNests<Rule>) --depth.now;
+  }
+  template <class Input>
+  static void failure(const Input& /*unused*/, Depth& depth) {
+    if (kNests<Rule>) --depth.now;
   }
 };
 
@@ -527,12 +551,17 @@ class Checker {
 Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   Formula f;
   f.text_ = std::string(text);
+  if (text.size() > limits::kFormulaLength) {
+    fail(where, 1, "the formula has " + std::to_string(text.size()) + " characters; at most " +
+                       std::to_string(limits::kFormulaLength) + " are accepted");
+  }
   peg::memory_input in(text.data(), text.size(), where.file.empty() ? "<formula>" : where.file);
   std::unique_ptr<PNode> tree;
+  grammar::Depth depth;
   try {
     tree =
         peg::parse_tree::parse<grammar::formula, grammar::selector, peg::nothing, grammar::control>(
-            in);
+            in, depth);
   } catch (const peg::parse_error& e) {
     fail(where, e.positions().front().column, std::string(e.message()));
   }

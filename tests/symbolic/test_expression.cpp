@@ -84,4 +84,27 @@ BOOST_AUTO_TEST_CASE(relation_chains) {
   BOOST_CHECK_THROW(parse_relations("T = 1"), InputError);
 }
 
+BOOST_AUTO_TEST_CASE(nesting_and_length_are_bounded_not_the_stack) {
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep += "(";
+  deep += "eps";
+  for (int i = 0; i < 100; ++i) deep += ")";
+  BOOST_TEST(same(ex_of(deep), sym("eps")));  // 100 levels are fine
+  const InputError e = parse_failure("(" + deep + ")", SourceLocation{"f", 3, 5});
+  BOOST_TEST(e.where().line == 3u);
+  BOOST_TEST(e.where().column == 5u + 101u);  // inside the 101st parenthesis
+  BOOST_TEST(e.message().find("nested more than 100 levels deep") == 0u);
+  BOOST_TEST(parse_failure(std::string(5000, '-') + "eps").message() ==
+             "the formula has 5003 characters; at most 4096 are accepted");
+}
+
+BOOST_AUTO_TEST_CASE(a_division_by_zero_is_placed_where_it_is_written) {
+  const InputError e = parse_failure("eps^(-T/(n - n))", SourceLocation{"cat.toml", 7, 9});
+  BOOST_TEST(e.where().file == "cat.toml");
+  BOOST_TEST(e.where().line == 7u);
+  BOOST_TEST(e.where().column == 9u + 9u);  // the divisor, n - n, starts at offset 9
+  BOOST_TEST(e.message() == "division by zero in \"-T/(n - n)\"");
+  BOOST_CHECK_THROW(parse_relations("T/(2 - 2) > 1", {}), InputError);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

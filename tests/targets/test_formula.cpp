@@ -94,4 +94,20 @@ BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(nesting_and_length_are_bounded_not_the_stack) {
+  const auto nested = [](int n, const std::string& open, const std::string& close) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += open;
+    s += "dot(x[1], x[2])";
+    for (int i = 0; i < n; ++i) s += close;
+    return s;
+  };
+  BOOST_TEST(error_of(nested(90, "(", ")")).empty());
+  BOOST_TEST(error_of(nested(100, "(", ")")) == "101: nested more than 100 levels deep");
+  BOOST_TEST(error_of(nested(1000, "-", "")) == "101: nested more than 100 levels deep");
+  BOOST_TEST(error_of(nested(1000, "2^", "")) == "201: nested more than 100 levels deep");
+  BOOST_TEST(error_of(nested(3000, "(", ")")) ==
+             "1: the formula has 6015 characters; at most 4096 are accepted");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
