@@ -16,8 +16,11 @@
 
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
+#include "infoflow/numeric/memory.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace infoflow::numeric {
@@ -400,6 +403,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
           pe.empty() ? task->recommended_positional() : parse_positional_encoding(pe);
       r.model.validate();
       r.training.validate();
+      check_training_memory(r.model, r.training);
     } catch (const InputError& err) {
       std::string labels;
       for (const auto& [k, v] : r.labels) labels += (labels.empty() ? "" : ", ") + k + " = " + v;
