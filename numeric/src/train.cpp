@@ -179,7 +179,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     const double norm = clip_gradient_norm(gradient.data(), size, o.clip);
     if (!std::isfinite(train_nmse) || !std::isfinite(norm)) {
       result.status = RunStatus::kDiverged;
-      result.diverged_at = step;
+      result.diverged_at = step + 1;  // counted from 1, as the curve's steps
+      result.final_validation_nmse = std::numeric_limits<double>::quiet_NaN();
       break;
     }
     const double lr = schedule.at(step);
@@ -193,7 +194,9 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
       result.curve.push_back({step + 1, lr, train_nmse, nmse});
       if (!std::isfinite(nmse)) {
         result.status = RunStatus::kDiverged;
-        result.diverged_at = step;
+        result.diverged_at = step + 1;
+        result.steps_done = step;  // the steps with a finite outcome, as when the loss fails
+        result.final_validation_nmse = std::numeric_limits<double>::quiet_NaN();
         break;
       }
       if (nmse < result.best_validation_nmse) {
