@@ -1,6 +1,9 @@
 #include "infoflow/symbolic/expression.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <exception>
+#include <sstream>
 #include <utility>
 
 #include "infoflow/core/limits.hpp"
@@ -313,7 +316,30 @@ std::string latex_of(const Expr& e) {
 
 namespace {
 
-/// GiNaC's form of `e`; a division by zero is bad input, placed in `where`'s text if given.
+/// Exact numbers past this size are refused: 444^444444323 would take GiNaC hours.
+constexpr long kMaxNumberBits = 100'000;
+
+/// Throws InputError about `e`, placed in `where`'s text if given.
+[[noreturn]] void fail_at(const Expr& e, const SourceLocation* where, const std::string& message) {
+  if (where == nullptr) throw InputError(message);
+  SourceLocation at = *where;
+  if (at.line == 0) at.line = 1;
+  at.column = (at.column == 0 ? 1 : at.column) + e.column - 1;
+  throw InputError(at, message);
+}
+
+/// Whether base^exponent, both numbers, would be an exact number of more than kMaxNumberBits.
+bool too_large(const GiNaC::ex& base, const GiNaC::ex& exponent) {
+  if (!GiNaC::is_a<GiNaC::numeric>(base) || !GiNaC::is_a<GiNaC::numeric>(exponent)) return false;
+  const GiNaC::numeric b = GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(base));
+  const GiNaC::numeric x = GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(exponent));
+  if (!b.is_rational() || b.is_zero() || b == 1) return false;
+  const long bits = std::max(b.numer().int_length(), b.denom().int_length());
+  return x > GiNaC::numeric(kMaxNumberBits) / bits;
+}
+
+/// GiNaC's form of `e`; a division by zero or a number too large is bad input, placed in
+/// `where`'s text if given.
 GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
   const auto recurse = [where](const Expr& x) { return convert(x, where); };
   switch (e.kind) {
@@ -324,18 +350,19 @@ GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
     case Expr::Kind::kMul: return recurse(e.args[0]) * recurse(e.args[1]);
     case Expr::Kind::kDiv: {
       const GiNaC::ex den = recurse(e.args[1]);
-      if (den.is_zero()) {
-        const std::string message = "division by zero in \"" + to_text(e) + "\"";
-        if (where == nullptr) throw InputError(message);
-        SourceLocation at = *where;
-        if (at.line == 0) at.line = 1;
-        at.column = (at.column == 0 ? 1 : at.column) + e.args[1].column - 1;
-        throw InputError(at, message);
-      }
+      if (den.is_zero()) fail_at(e.args[1], where, "division by zero in \"" + to_text(e) + "\"");
       return recurse(e.args[0]) / den;
     }
     case Expr::Kind::kNeg: return -recurse(e.args[0]);
-    case Expr::Kind::kPow: return GiNaC::pow(recurse(e.args[0]), recurse(e.args[1]));
+    case Expr::Kind::kPow: {
+      const GiNaC::ex base = recurse(e.args[0]);
+      const GiNaC::ex exponent = recurse(e.args[1]);
+      if (too_large(base, exponent)) {
+        fail_at(e, where, "the number " + to_text(e) + " is too large (over " +
+                              std::to_string(kMaxNumberBits) + " bits)");
+      }
+      return GiNaC::pow(base, exponent);
+    }
     case Expr::Kind::kCall: {
       const GiNaC::ex arg = recurse(e.args[0]);
       if (e.text == "log") return GiNaC::log(arg);
@@ -346,21 +373,46 @@ GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
   return 0;
 }
 
+/// GiNaC's polynomial algorithms (normal(), gcd) hold degrees in an int, and are slow long
+/// before: a power of a symbol with an exponent past this is refused (eps^(2^40) threw).
+constexpr long kMaxExponent = 10'000;
+
+void validate(const Expr& e, const SourceLocation& where) {
+  try {
+    const GiNaC::ex value = convert(e, &where);
+    for (auto it = value.preorder_begin(); it != value.preorder_end(); ++it) {
+      if (!GiNaC::is_a<GiNaC::power>(*it) || !GiNaC::is_a<GiNaC::numeric>(it->op(1))) continue;
+      const GiNaC::numeric x = GiNaC::ex_to<GiNaC::numeric>(it->op(1));
+      if (x.is_rational() && (GiNaC::abs(x.numer()) > kMaxExponent || x.denom() > kMaxExponent)) {
+        std::ostringstream text;
+        text << x;
+        fail_at(e, &where, "the exponent " + text.str() + " is too large (at most " +
+                               std::to_string(kMaxExponent) + ")");
+      }
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& error) {  // GiNaC's pole_error, domain_error, ...
+    fail_at(e, &where, "\"" + to_text(e) + "\" has no value: " + error.what());
+  }
+}
+
 }  // namespace
 
-// Parsing converts once, so that a division by zero is reported with its place here rather
-// than later, by whichever command first needs the value.
+// Parsing converts once, so that a division by zero, a number too large or a value GiNaC
+// refuses (0^(-1) is a pole) is reported with its place here rather than later, by whichever
+// command first needs the value.
 Expr parse_expression(std::string_view text, const SourceLocation& where) {
   Expr e = Parser(text, where).expression_only();
-  (void)convert(e, &where);
+  validate(e, where);
   return e;
 }
 
 std::vector<Relation> parse_relations(std::string_view text, const SourceLocation& where) {
   std::vector<Relation> out = Parser(text, where).relations();
   for (const Relation& r : out) {
-    (void)convert(r.lhs, &where);
-    (void)convert(r.rhs, &where);
+    validate(r.lhs, where);
+    validate(r.rhs, where);
   }
   return out;
 }

@@ -107,4 +107,19 @@ BOOST_AUTO_TEST_CASE(a_division_by_zero_is_placed_where_it_is_written) {
   BOOST_CHECK_THROW(parse_relations("T/(2 - 2) > 1", {}), InputError);
 }
 
+BOOST_AUTO_TEST_CASE(numbers_too_large_and_poles_are_bad_input) {
+  // Found by fuzzing: GiNaC would compute 444^444444323 exactly (hours) and throws a plain
+  // domain error on 0^(-1) (exit 3).
+  const InputError big = parse_failure("eps^444^444444323");
+  BOOST_TEST(big.where().column == 5u);
+  BOOST_TEST(big.message() == "the number 444^444444323 is too large (over 100000 bits)");
+  BOOST_TEST(parse_failure("0^(-1)*eps").message().find("has no value") != std::string::npos);
+  // GiNaC's polynomial algorithms keep degrees in an int ("Not a 32-bit integer", exit 3).
+  BOOST_TEST(parse_failure("eps^88882222222222222/22 - d").message() ==
+             "the exponent 88882222222222222 is too large (at most 10000)");
+  BOOST_TEST(parse_failure("eps^5000*eps^5001").message().find("exponent 10001") !=
+             std::string::npos);
+  BOOST_TEST(same(ex_of("eps^10000"), GiNaC::pow(sym("eps"), 10000)));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
