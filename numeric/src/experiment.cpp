@@ -497,44 +497,6 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
 
 // ---- results -----------------------------------------------------------------------------
 
-ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
-
-std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
-  std::vector<RunRecord> out;
-  std::ifstream in(file_);
-  if (!in) return out;
-  std::set<std::string> seen;
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    try {
-      const json j = json::parse(line);
-      RunRecord r;
-      r.key = j.at("key").get<std::string>();
-      r.experiment = j.at("experiment").get<std::string>();
-      r.labels = j.at("labels").get<std::map<std::string, std::string>>();
-      r.status = j.at("status").get<std::string>();
-      r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
-      r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
-      r.steps_done = j.at("steps_done").get<long>();
-      r.diverged_at = j.at("diverged_at").get<long>();
-      r.parameters = j.at("parameters").get<long>();
-      r.parameters_theory = j.at("parameters_theory").get<long>();
-      r.seconds = j.at("seconds").get<double>();
-      r.seed = j.at("config").at("training").at("seed").get<std::uint64_t>();
-      if (seen.insert(r.key).second) out.push_back(std::move(r));
-    } catch (const std::exception& e) {
-      if (warnings != nullptr) {
-        warnings->push_back(fmt::format("{}:{}: corrupt record skipped ({})", file_.string(),
-                                        number, std::string(e.what()).substr(0, 80)));
-      }
-    }
-  }
-  return out;
-}
-
 namespace {
 
 /// "what file: the system's reason", for an I/O call that failed with `error`.
@@ -578,6 +540,47 @@ class SweepLock {
 };
 
 }  // namespace
+
+ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
+
+std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
+  std::vector<RunRecord> out;
+  std::ifstream in(file_);
+  if (!in) {
+    if (errno == ENOENT) return out;  // nothing run yet
+    io_failure("cannot read the results file", file_, errno);
+  }
+  std::set<std::string> seen;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    try {
+      const json j = json::parse(line);
+      RunRecord r;
+      r.key = j.at("key").get<std::string>();
+      r.experiment = j.at("experiment").get<std::string>();
+      r.labels = j.at("labels").get<std::map<std::string, std::string>>();
+      r.status = j.at("status").get<std::string>();
+      r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
+      r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
+      r.steps_done = j.at("steps_done").get<long>();
+      r.diverged_at = j.at("diverged_at").get<long>();
+      r.parameters = j.at("parameters").get<long>();
+      r.parameters_theory = j.at("parameters_theory").get<long>();
+      r.seconds = j.at("seconds").get<double>();
+      r.seed = j.at("config").at("training").at("seed").get<std::uint64_t>();
+      if (seen.insert(r.key).second) out.push_back(std::move(r));
+    } catch (const std::exception& e) {
+      if (warnings != nullptr) {
+        warnings->push_back(fmt::format("{}:{}: corrupt record skipped ({})", file_.string(),
+                                        number, std::string(e.what()).substr(0, 80)));
+      }
+    }
+  }
+  return out;
+}
 
 void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
   const json record = {{"key", run.key},

@@ -166,6 +166,9 @@ BOOST_AUTO_TEST_CASE(results_naming_a_file_is_bad_input_with_its_cause) {
   const Run r = run("sweep " + file.string() + " --results " + not_a_folder.string());
   BOOST_TEST(r.code == 2);
   BOOST_TEST(contains(r.out, "plain_file: error: cannot create the results folder: "));
+  const Run v = run("verify " + file.string() + " --results " + not_a_folder.string());
+  BOOST_TEST(v.code == 2);
+  BOOST_TEST(contains(v.out, "s.jsonl: error: cannot read the results file: Not a directory"));
 }
 
 BOOST_AUTO_TEST_CASE(an_empty_catalogue_folder_is_refused_not_clean) {
