@@ -376,8 +376,26 @@ GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
 /// GiNaC's polynomial algorithms (normal(), gcd) hold degrees in an int, and are slow long
 /// before: a power of a symbol with an exponent past this is refused (eps^(2^40) threw).
 constexpr long kMaxExponent = 10'000;
+/// GiNaC's normal() takes time exponential in the height of a tower of exponents: 10 levels of
+/// eps^eps^...^2 took 34 s. Rates need 2 (log(1/eps)^b, exp(g*T) with g a power).
+constexpr int kMaxTower = 4;
+
+/// How many exponents and exp() arguments are nested inside each other in `e`.
+int tower(const Expr& e) {
+  int height = 0;
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    const bool up = (e.kind == Expr::Kind::kPow && i == 1) ||
+                    (e.kind == Expr::Kind::kCall && e.text == "exp");
+    height = std::max(height, tower(e.args[i]) + (up ? 1 : 0));
+  }
+  return height;
+}
 
 void validate(const Expr& e, const SourceLocation& where) {
+  if (tower(e) > kMaxTower) {
+    fail_at(e, &where, "exponents are nested more than " + std::to_string(kMaxTower) +
+                           " deep (a^b^c^... or exp(exp(...)))");
+  }
   try {
     const GiNaC::ex value = convert(e, &where);
     for (auto it = value.preorder_begin(); it != value.preorder_end(); ++it) {

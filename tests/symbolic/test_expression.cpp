@@ -120,6 +120,12 @@ BOOST_AUTO_TEST_CASE(numbers_too_large_and_poles_are_bad_input) {
   BOOST_TEST(parse_failure("eps^5000*eps^5001").message().find("exponent 10001") !=
              std::string::npos);
   BOOST_TEST(same(ex_of("eps^10000"), GiNaC::pow(sym("eps"), 10000)));
+  // GiNaC's normal() is exponential in the height of a tower of exponents (34 s for 10).
+  BOOST_TEST(parse_failure("eps^eps^eps^eps^eps^2").message() ==
+             "exponents are nested more than 4 deep (a^b^c^... or exp(exp(...)))");
+  BOOST_TEST(parse_failure("exp(exp(exp(exp(exp(T)))))").message().find("nested more than 4") !=
+             std::string::npos);
+  BOOST_TEST(same(ex_of("2^2^2^2"), 65536));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
