@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <fstream>
