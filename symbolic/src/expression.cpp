@@ -391,7 +391,32 @@ int tower(const Expr& e) {
   return height;
 }
 
+/// GiNaC's normal() multiplies out the denominators of a rational expression: its time grows
+/// about twice with each (12 nested ones took 24 s). Rates need 1 or 2.
+constexpr int kMaxDenominators = 8;
+
+bool has_symbol(const Expr& e) {
+  return e.kind == Expr::Kind::kSymbol ||
+         std::any_of(e.args.begin(), e.args.end(), [](const Expr& a) { return has_symbol(a); });
+}
+
+/// Divisions by, and powers of, expressions with symbols that are not a single symbol.
+int denominators(const Expr& e) {
+  int count = 0;
+  if (e.kind == Expr::Kind::kDiv && has_symbol(e.args[1])) ++count;
+  if (e.kind == Expr::Kind::kPow && e.args[0].kind != Expr::Kind::kSymbol &&
+      has_symbol(e.args[0])) {
+    ++count;
+  }
+  for (const Expr& a : e.args) count += denominators(a);
+  return count;
+}
+
 void validate(const Expr& e, const SourceLocation& where) {
+  if (denominators(e) > kMaxDenominators) {
+    fail_at(e, &where, "more than " + std::to_string(kMaxDenominators) +
+                           " divisions by (or powers of) expressions with symbols");
+  }
   if (tower(e) > kMaxTower) {
     fail_at(e, &where, "exponents are nested more than " + std::to_string(kMaxTower) +
                            " deep (a^b^c^... or exp(exp(...)))");
