@@ -3,6 +3,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -20,14 +21,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A private folder of this process for the inputs that are files.
+/// A private folder of this process for the inputs that are files, removed at exit.
 const fs::path& scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("infoflow-fuzz-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  struct Folder {
+    fs::path path = fs::temp_directory_path() / ("infoflow-fuzz-" + std::to_string(::getpid()));
+    Folder() { fs::create_directories(path); }
+    ~Folder() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  };
+  static const Folder folder;
+  return folder.path;
 }
 
 fs::path write(const std::string& name, std::string_view data) {
