@@ -392,8 +392,8 @@ int tower(const Expr& e) {
 }
 
 /// GiNaC's normal() multiplies out the denominators of a rational expression: its time grows
-/// about twice with each (12 nested ones took 24 s). Rates need 1 or 2.
-constexpr int kMaxDenominators = 8;
+/// about twice with each (12 nested ones took 24 s, 8 up to 5 s). Rates need 1 or 2.
+constexpr int kMaxDenominators = 4;
 
 bool has_symbol(const Expr& e) {
   return e.kind == Expr::Kind::kSymbol ||

@@ -128,10 +128,10 @@ BOOST_AUTO_TEST_CASE(numbers_too_large_and_poles_are_bad_input) {
   BOOST_TEST(same(ex_of("2^2^2^2"), 65536));
   // normal() multiplies out denominators: twice the time with each (12 took 24 s).
   std::string fractions = "T";
-  for (int i = 1; i <= 8; ++i) fractions += " + T/(n + " + std::to_string(i) + ")";
-  BOOST_TEST(same(ex_of(fractions).subs(sym("n") == 0), sym("T") * (1 + GiNaC::numeric(761, 280))));
+  for (int i = 1; i <= 4; ++i) fractions += " + T/(n + " + std::to_string(i) + ")";
+  BOOST_TEST(same(ex_of(fractions).subs(sym("n") == 0), sym("T") * (1 + GiNaC::numeric(25, 12))));
   BOOST_TEST(parse_failure(fractions + " + 1/(s + 1)").message() ==
-             "more than 8 divisions by (or powers of) expressions with symbols");
+             "more than 4 divisions by (or powers of) expressions with symbols");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
