@@ -4,6 +4,7 @@
 // 3 internal error.
 
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -54,6 +55,12 @@ int main(int argc, char** argv) {
   } catch (const infoflow::Error& e) {
     std::cerr << "infoflow: " << e.what() << "\n";
     return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    // Sizes are checked against the machine's memory before any work; what still runs out is
+    // a request too large for what is free now, not a bug.
+    std::cerr << "infoflow: error: out of memory: the request is too large for the memory free "
+                 "on this machine (see docs/commands.md, Limits)\n";
+    return static_cast<int>(ExitCode::kBadInput);
   } catch (const std::exception& e) {
     std::cerr << "infoflow: internal error: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kInternal);

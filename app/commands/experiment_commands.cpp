@@ -132,6 +132,7 @@ void add_sweep(CLI::App& app, Context&) {
   cmd->add_option("--shard", *shard, "run only shard i of N (i/N), e.g. for a SLURM job array")
       ->capture_default_str();
   cmd->add_option("--workers", *workers, "runs side by side (0: one per core)")
+      ->check(CLI::Range(numeric::Index{0}, numeric::Index{1024}))
       ->capture_default_str();
   cmd->callback([c, shard, workers] {
     numeric::SweepOptions o;

@@ -1,6 +1,9 @@
 #include "commands/target_arguments.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <system_error>
 
 #include "infoflow/core/error.hpp"
 
@@ -17,13 +20,28 @@ void add_target_options(CLI::App* cmd, TargetArguments& a) {
       ->check(CLI::IsMember({"none", "learned", "sinusoidal"}));
 }
 
+namespace {
+
+/// A formula has a character no file name of ours has (brackets, operators, spaces); only
+/// other arguments are looked up as files, so the file system never sees a formula.
+bool could_be_file_name(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || c == '_' || c == '-' || c == '.' || c == '/' || c == '~';
+  });
+}
+
+}  // namespace
+
 std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
   std::vector<targets::TargetSpec> specs;
-  if (std::filesystem::is_regular_file(source)) {
+  std::error_code ignored;  // an unreadable or overlong name is simply not a file here
+  if ((file_only || could_be_file_name(source)) &&
+      std::filesystem::is_regular_file(source, ignored)) {
     specs = targets::load_targets(source);
   } else {
     const bool looks_like_file =
-        source.find(".toml") != std::string::npos && source.find('(') == std::string::npos;
+        could_be_file_name(source) &&
+        (source.ends_with(".toml") || source.find('/') != std::string::npos);
     if (file_only || looks_like_file) {
       throw InputError(SourceLocation{source, 0, 0}, "no such target file");
     }

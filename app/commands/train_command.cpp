@@ -1,5 +1,6 @@
 // train: one training run of the numeric core on a built-in task, a formula or a target file.
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -117,7 +118,9 @@ nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
             {"diverged_at", r.diverged_at},
             {"best_validation_nmse", r.best_validation_nmse},
             {"best_step", r.best_step},
-            {"final_validation_nmse", r.final_validation_nmse},
+            {"final_validation_nmse", std::isfinite(r.final_validation_nmse)
+                                          ? nlohmann::json(r.final_validation_nmse)
+                                          : nlohmann::json(nullptr)},
             {"target_mean", r.target_mean},
             {"target_std", r.target_std}}},
           {"timing",
@@ -133,7 +136,7 @@ std::string summary(const TrainArguments& a, const numeric::ModelConfig& m,
       r.status == numeric::RunStatus::kCompleted
           ? fmt::format("best validation NMSE {:.3e} at step {}, final {:.3e}",
                         r.best_validation_nmse, r.best_step, r.final_validation_nmse)
-          : fmt::format("DIVERGED at step {} (loss or gradient not finite)", r.diverged_at + 1);
+          : fmt::format("DIVERGED at step {} (loss or gradient not finite)", r.diverged_at);
   return fmt::format(
       "train {} T={} d={} L={} heads={} E={}: {}; {} parameters (M = {}); {} steps in {:.1f} s "
       "({:.2f} ms/step, {} threads, {}); seed {}\n",

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
 
 namespace infoflow::numeric {
 
@@ -44,21 +45,26 @@ void require(bool ok, const std::string& message) {
 }  // namespace
 
 void ModelConfig::validate() const {
-  require(tokens >= 1, "T must be at least 1 (got " + std::to_string(tokens) + ")");
-  require(token_dim >= 1, "d must be at least 1 (got " + std::to_string(token_dim) + ")");
-  require(embedding >= 1, "E must be at least 1 (got " + std::to_string(embedding) + ")");
+  const auto in_range = [](Index value, Index low, Index high, const std::string& what) {
+    require(value >= low && value <= high, what + " must be between " + std::to_string(low) +
+                                               " and " + std::to_string(high) + " (got " +
+                                               std::to_string(value) + ")");
+  };
+  in_range(tokens, 1, limits::kTokens, "T");
+  in_range(token_dim, 1, limits::kTokenDim, "d");
+  in_range(embedding, 1, limits::kWidth, "E");
   require(!heads.empty(), "at least one layer of heads is needed");
-  require(head_dim >= 0, "the head dimension n must be positive");
+  in_range(static_cast<Index>(heads.size()), 1, limits::kLayers, "the number of layers L");
+  in_range(head_dim, 0, limits::kWidth, "the head dimension n (0: E / h)");
   for (std::size_t l = 0; l < heads.size(); ++l) {
     const std::string layer = "layer " + std::to_string(l + 1);
-    require(heads[l] >= 1,
-            layer + " has " + std::to_string(heads[l]) + " heads; at least 1 is needed");
+    in_range(heads[l], 1, limits::kHeads, layer + "'s head count");
     require(head_dim > 0 || embedding % heads[l] == 0,
             layer + ": " + std::to_string(heads[l]) + " heads do not divide E = " +
                 std::to_string(embedding) + " (set the head dimension n to fix it)");
   }
-  require(ffn_width >= 1, "the FFN width must be at least 1");
-  require(readout_width >= 1, "the readout width must be at least 1");
+  in_range(ffn_width, 1, limits::kWidth, "the FFN width");
+  in_range(readout_width, 1, limits::kWidth, "the readout width");
   require(attention_scale >= 0 && std::isfinite(attention_scale),
           "the attention scale must be finite and positive (0 for 1/sqrt(n))");
 }

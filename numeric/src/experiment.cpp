@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -16,8 +20,11 @@
 
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
+#include "infoflow/numeric/memory.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace infoflow::numeric {
@@ -76,8 +83,19 @@ std::vector<Index> resolve_heads(const std::string& pattern,
     long value = 0;
     const std::size_t op = part.find_first_of("+-", 1);
     const std::string base = part.substr(0, op);
+    // Head counts are small: anything past the limit is refused before it can overflow.
+    const auto small_integer = [&](const std::string& digits) {
+      long v = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (ec != std::errc() || end != digits.data() + digits.size() || v > limits::kHeads) {
+        throw InputError(where, "heads '" + pattern + "': '" + digits +
+                                    "' is not a head count (at most " +
+                                    std::to_string(limits::kHeads) + ")");
+      }
+      return v;
+    };
     if (!base.empty() && std::all_of(base.begin(), base.end(), ::isdigit)) {
-      value = std::stol(base);
+      value = small_integer(base);
     } else if (values.count(base) != 0) {
       value = values.at(base);
     } else {
@@ -89,13 +107,45 @@ std::vector<Index> resolve_heads(const std::string& pattern,
       if (offset.empty() || !std::all_of(offset.begin(), offset.end(), ::isdigit)) {
         throw InputError(where, "heads '" + pattern + "': expected NAME+N or NAME-N");
       }
-      value += (part[op] == '+' ? 1 : -1) * std::stol(offset);
+      value += (part[op] == '+' ? 1 : -1) * small_integer(offset);
     }
     heads.push_back(value);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return heads;
+}
+
+/// A value checked where it is written, so that its error names its own place.
+void check_value(const std::string& key, const toml::node& v, const SourceLocation& at,
+                 const std::string& context) {
+  try {
+    if (key == "precision") (void)parse_precision(v.as_string()->get());
+    if (key == "activation") (void)parse_activation(v.as_string()->get());
+    if (key == "pe") (void)parse_positional_encoding(v.as_string()->get());
+  } catch (const InputError& e) {
+    throw InputError(at, context + ": " + e.message());
+  }
+  if (key == "norm" && v.as_string()->get() != "plain" && v.as_string()->get() != "squared") {
+    throw InputError(at, context + ": norm must be plain or squared");
+  }
+  if ((key == "seeds" || key == "task_seed") && v.as_integer()->get() < 0) {
+    throw InputError(at, context + ": a seed must be zero or positive (got " +
+                             std::to_string(v.as_integer()->get()) + ")");
+  }
+}
+
+/// The same seed twice would run, and record, the same run twice.
+void check_distinct(const std::vector<const toml::node*>& seeds, const fs::path& file,
+                    const std::string& context) {
+  std::set<std::int64_t> seen;
+  for (const toml::node* s : seeds) {
+    if (!seen.insert(s->as_integer()->get()).second) {
+      throw InputError(location(file, s->source()),
+                       context + ": seed " + std::to_string(s->as_integer()->get()) +
+                           " is listed twice");
+    }
+  }
 }
 
 json config_json(const RunConfig& r) {
@@ -204,6 +254,18 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
     return n->as_string()->get();
   };
   spec.name = text("name", true);
+  // The name becomes a file name under --results: no separators, no dots in front.
+  const bool safe_name =
+      !spec.name.empty() && spec.name.size() <= 100 && spec.name.front() != '.' &&
+      std::all_of(spec.name.begin(), spec.name.end(), [](unsigned char c) {
+        return std::isalnum(c) != 0 || c == '_' || c == '-' || c == '.';
+      });
+  if (!safe_name) {
+    throw InputError(location(file, e->get("name")->source()),
+                     "experiment: name '" + spec.name +
+                         "' must be 1 to 100 letters, digits, '_', '-' or '.', not starting "
+                         "with '.'");
+  }
   spec.title = text("title", false);
   spec.claim = text("claim", true);
   if (kClaims.count(spec.claim) == 0) {
@@ -236,6 +298,11 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
   if (text("task", false).empty() == text("formula", false).empty()) {
     throw InputError(location(file, e->source()),
                      "experiment: give exactly one of 'task' and 'formula'");
+  }
+  if (const toml::node* f = e->get("formula")) {  // its errors are placed here, once
+    SourceLocation at = location(file, f->source());
+    ++at.column;  // after the opening quote
+    (void)targets::Formula::parse(f->as_string()->get(), at);
   }
   const toml::table* profiles = doc->table["profile"].as_table();
   if (profiles == nullptr || profiles->empty())
@@ -283,10 +350,19 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       if (!ok)
         throw InputError(location(file, v->source()),
                          "profile." + profile + ": '" + key + "' has a value of the wrong type");
+      check_value(key, *v, location(file, v->source()), "profile." + profile);
     }
+    if (key == "seeds") check_distinct(values, file, "profile." + profile);
     axes.emplace_back(key, std::move(values));
   }
   std::stable_partition(axes.begin(), axes.end(), [](const auto& a) { return a.first != "seeds"; });
+  double count = 1;
+  for (const auto& axis : axes) count *= static_cast<double>(axis.second.size());
+  if (count > static_cast<double>(limits::kRuns)) {
+    throw InputError(location(file, p->source()),
+                     fmt::format("profile.{}: its lists make {:.0f} runs; at most {} are accepted",
+                                 profile, count, limits::kRuns));
+  }
 
   std::vector<RunConfig> out;
   std::vector<std::size_t> at(axes.size(), 0);
@@ -400,6 +476,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
           pe.empty() ? task->recommended_positional() : parse_positional_encoding(pe);
       r.model.validate();
       r.training.validate();
+      check_training_memory(r.model, r.training);
     } catch (const InputError& err) {
       std::string labels;
       for (const auto& [k, v] : r.labels) labels += (labels.empty() ? "" : ", ") + k + " = " + v;
@@ -421,12 +498,59 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
 
 // ---- results -----------------------------------------------------------------------------
 
+namespace {
+
+/// "what file: the system's reason", for an I/O call that failed with `error`.
+[[noreturn]] void io_failure(const std::string& what, const fs::path& file, int error) {
+  throw InputError(SourceLocation{file.string(), 0, 0},
+                   what + ": " + std::generic_category().message(error));
+}
+
+void create_parent(const fs::path& file) {
+  if (!file.has_parent_path()) return;
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) io_failure("cannot create the results folder", file.parent_path(), ec.value());
+}
+
+/// An exclusive advisory lock (flock) on a results file, held by one sweep for its whole run:
+/// a second sweep on the same file is refused instead of running everything again.
+class SweepLock {
+ public:
+  explicit SweepLock(const fs::path& file) {
+    create_parent(file);
+    fd_ = ::open(file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) io_failure("cannot open the results file", file, errno);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int error = errno;
+      ::close(fd_);
+      if (error == EWOULDBLOCK) {
+        throw InputError(SourceLocation{file.string(), 0, 0},
+                         "another sweep is writing this results file; wait for it to finish "
+                         "(or give this one another --results folder and merge them)");
+      }
+      io_failure("cannot lock the results file", file, error);
+    }
+  }
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+  ~SweepLock() { ::close(fd_); }  // closing releases the lock
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
 ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
 
 std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
   std::vector<RunRecord> out;
   std::ifstream in(file_);
-  if (!in) return out;
+  if (!in) {
+    if (errno == ENOENT) return out;  // nothing run yet
+    io_failure("cannot read the results file", file_, errno);
+  }
   std::set<std::string> seen;
   std::string line;
   std::size_t number = 0;
@@ -476,19 +600,30 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
                        {"seconds", r.seconds_total},
                        {"target_std", r.target_std}};
   std::string line = record.dump() + "\n";
-  if (file_.has_parent_path()) fs::create_directories(file_.parent_path());
-  const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd < 0) throw InputError("cannot open the results file " + file_.string());
+  create_parent(file_);
+  const int fd = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) io_failure("cannot open the results file", file_, errno);
   // A torn last line (a crash mid-write elsewhere) must stay a line of its own.
-  if (::lseek(fd, 0, SEEK_END) > 0) {
-    std::ifstream tail(file_, std::ios::binary);
-    tail.seekg(-1, std::ios::end);
-    if (tail.get() != '\n') line.insert(line.begin(), '\n');
+  const off_t before = ::lseek(fd, 0, SEEK_END);
+  char last = '\n';
+  if (before > 0 && ::pread(fd, &last, 1, before - 1) == 1 && last != '\n') {
+    line.insert(line.begin(), '\n');
   }
-  const ssize_t wrote = ::write(fd, line.data(), line.size());
-  const bool ok = wrote == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+  // One write() normally; a short one is followed by another, which fails with the reason.
+  int error = 0;
+  for (std::size_t done = 0; done < line.size() && error == 0;) {
+    const ssize_t wrote = ::write(fd, line.data() + done, line.size() - done);
+    if (wrote > 0) done += static_cast<std::size_t>(wrote);
+    error = wrote < 0 ? errno : wrote == 0 ? ENOSPC : 0;
+  }
+  if (error != 0 || ::fsync(fd) != 0) {
+    const int cause = error != 0 ? error : errno;
+    // Cut a partial record off again, so that the file ends with a whole record.
+    if (before >= 0) (void)::ftruncate(fd, before);
+    ::close(fd);
+    io_failure("cannot append to the results file", file_, cause);
+  }
   ::close(fd);
-  if (!ok) throw Error("cannot append to the results file " + file_.string(), ExitCode::kInternal);
 }
 
 std::pair<Index, Index> parse_shard(const std::string& text) {
@@ -511,6 +646,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
   const auto start = std::chrono::steady_clock::now();
   SweepSummary summary;
   const std::vector<RunConfig> all = spec.runs(o.profile);
+  const SweepLock held(store.file());
   std::set<std::string> done;
   for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
   std::vector<const RunConfig*> pending;
@@ -571,27 +707,71 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
   return summary;
 }
 
+namespace {
+
+/// The fields in which two records of one run differ, with both values; the time taken may.
+std::string differences(const json& first, const json& second) {
+  std::string out;
+  for (const auto& [field, value] : first.items()) {
+    if (field == "seconds" || (second.contains(field) && second.at(field) == value)) continue;
+    out += fmt::format("{}{} {} against {}", out.empty() ? "" : "; ", field, value.dump(),
+                       second.contains(field) ? second.at(field).dump() : "(missing)");
+  }
+  for (const auto& [field, value] : second.items()) {
+    if (!first.contains(field)) out += fmt::format("; {} (missing) against {}", field, value.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
                                        const fs::path& output) {
   std::vector<std::string> warnings;
-  std::set<std::string> seen;
+  struct Seen {
+    json record;
+    std::string where;
+  };
+  std::map<std::string, Seen> seen;
+  std::vector<std::string> conflicts;
   std::string content;
   for (const fs::path& in : inputs) {
-    if (!fs::is_regular_file(in))
+    std::error_code ec;
+    if (!fs::is_regular_file(in, ec))
       throw InputError(SourceLocation{in.string(), 0, 0}, "no such results file");
     std::ifstream f(in);
+    if (!f) io_failure("cannot read the results file", in, errno);
     std::string line;
     std::size_t number = 0;
     while (std::getline(f, line)) {
       ++number;
       if (line.empty()) continue;
+      json record;
+      std::string key;
       try {
-        const std::string key = json::parse(line).at("key").get<std::string>();
-        if (seen.insert(key).second) content += line + "\n";
+        record = json::parse(line);
+        key = record.at("key").get<std::string>();
       } catch (const std::exception&) {
         warnings.push_back(fmt::format("{}:{}: corrupt record skipped", in.string(), number));
+        continue;
+      }
+      const std::string where = fmt::format("{}:{}", in.string(), number);
+      const auto [it, fresh] = seen.try_emplace(key, Seen{record, where});
+      if (fresh) {
+        content += line + "\n";
+      } else if (const std::string diff = differences(it->second.record, record); !diff.empty()) {
+        conflicts.push_back(fmt::format("run {} at {} and at {} differs: {}", key,
+                                        it->second.where, where, diff));
       }
     }
+  }
+  if (!conflicts.empty()) {
+    std::string message = fmt::format(
+        "{} run{} recorded with different results; nothing merged (remove the records that "
+        "are wrong):",
+        conflicts.size(), conflicts.size() == 1 ? " is" : "s are");
+    for (const std::string& c : conflicts) message += "\n  " + c;
+    throw InputError(message);
   }
   write_file_atomically(output, content);
   return warnings;

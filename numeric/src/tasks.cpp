@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
 
 namespace infoflow::numeric {
 
@@ -233,11 +234,15 @@ Index validate_task(const TaskOptions& o) {
   require(std::find(task_names().begin(), task_names().end(), n) != task_names().end(),
           "unknown task '" + n + "' (known: intrinsic_dim, triangle, min_inner, kth_max, " +
               "fixed_positions, d_retrieval)");
-  require(o.tokens >= 1, "T must be at least 1 (got " + std::to_string(o.tokens) + ")");
-  require(o.token_dim >= 0, "d must be positive");
+  require(o.tokens >= 1 && o.tokens <= limits::kTokens,
+          "T must be between 1 and " + std::to_string(limits::kTokens) + " (got " +
+              std::to_string(o.tokens) + ")");
+  require(o.token_dim >= 0 && o.token_dim <= limits::kTokenDim,
+          "d must be between 1 and " + std::to_string(limits::kTokenDim));
   if (n == "intrinsic_dim" || n == "d_retrieval") {
-    require(o.comparisons >= 1,
-            n + ": D must be at least 1 (got " + std::to_string(o.comparisons) + ")");
+    require(o.comparisons >= 1 && o.comparisons <= limits::kTaskSize,
+            n + ": D must be between 1 and " + std::to_string(limits::kTaskSize) + " (got " +
+                std::to_string(o.comparisons) + ")");
   } else if (n == "triangle") {
     require(o.tokens >= 3, "triangle: T must be at least 3 (got " + std::to_string(o.tokens) + ")");
   } else if (n == "min_inner") {

@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
+#include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/transformer.hpp"
 
 #include <omp.h>
@@ -177,7 +179,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     const double norm = clip_gradient_norm(gradient.data(), size, o.clip);
     if (!std::isfinite(train_nmse) || !std::isfinite(norm)) {
       result.status = RunStatus::kDiverged;
-      result.diverged_at = step;
+      result.diverged_at = step + 1;  // counted from 1, as the curve's steps
+      result.final_validation_nmse = std::numeric_limits<double>::quiet_NaN();
       break;
     }
     const double lr = schedule.at(step);
@@ -191,7 +194,9 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
       result.curve.push_back({step + 1, lr, train_nmse, nmse});
       if (!std::isfinite(nmse)) {
         result.status = RunStatus::kDiverged;
-        result.diverged_at = step;
+        result.diverged_at = step + 1;
+        result.steps_done = step;  // the steps with a finite outcome, as when the loss fails
+        result.final_validation_nmse = std::numeric_limits<double>::quiet_NaN();
         break;
       }
       if (nmse < result.best_validation_nmse) {
@@ -213,8 +218,12 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
 }  // namespace
 
 void TrainOptions::validate() const {
-  require(steps >= 1, "the number of steps must be at least 1 (got " + std::to_string(steps) + ")");
-  require(batch >= 1, "the batch size must be at least 1 (got " + std::to_string(batch) + ")");
+  require(steps >= 1 && steps <= limits::kSteps, "the number of steps must be between 1 and " +
+                                                     std::to_string(limits::kSteps) + " (got " +
+                                                     std::to_string(steps) + ")");
+  require(batch >= 1 && batch <= limits::kBatch, "the batch size must be between 1 and " +
+                                                     std::to_string(limits::kBatch) + " (got " +
+                                                     std::to_string(batch) + ")");
   require(finite_positive(adam.learning_rate), "the learning rate must be positive and finite");
   require(adam.beta1 >= 0 && adam.beta1 < 1, "beta1 must be in [0, 1)");
   require(adam.beta2 >= 0 && adam.beta2 < 1, "beta2 must be in [0, 1)");
@@ -226,7 +235,9 @@ void TrainOptions::validate() const {
           "the final learning-rate ratio must be in [0, 1]");
   require(std::isfinite(clip) && clip >= 0, "the clipping norm must be zero (off) or positive");
   require(eval_every >= 0, "the evaluation interval must be positive");
-  require(validation_size >= 2, "the validation set needs at least 2 sequences");
+  require(validation_size >= 2 && validation_size <= limits::kBatch,
+          "the validation set needs between 2 and " + std::to_string(limits::kBatch) +
+              " sequences");
   require(threads >= 0, "the thread count must be positive (0: all cores)");
   require(chunks >= 1, "the chunk count must be at least 1");
 }
@@ -243,6 +254,7 @@ TrainResult train(const ModelConfig& model, const Task& task, const TrainOptions
                   const ProgressCallback& progress) {
   model.validate();
   options.validate();
+  check_training_memory(model, options);
   require(model.tokens == task.tokens(), "the model has T = " + std::to_string(model.tokens) +
                                              " tokens but the task has " +
                                              std::to_string(task.tokens()));

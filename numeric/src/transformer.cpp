@@ -97,6 +97,15 @@ MatrixMap<Scalar> Workspace<Scalar>::map(const Slot& slot, Index cols) {
 
 template <class Scalar>
 Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity)
+    : Workspace(config, capacity, true) {}
+
+template <class Scalar>
+Index Workspace<Scalar>::size_for(const ModelConfig& config, Index capacity) {
+  return Workspace(config, capacity, false).size_;
+}
+
+template <class Scalar>
+Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool allocate)
     : config_(config), capacity_(capacity) {
   config_.validate();
   const Index e = config_.embedding;
@@ -144,7 +153,7 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity)
   grad_v_ = reserve(hn_max, n_all);
   grad_ctx_ = reserve(hn_max, n_all);
   grad_probs_ = reserve(s, s);
-  buffer_.assign(static_cast<std::size_t>(size_), Scalar(0));
+  if (allocate) buffer_.assign(static_cast<std::size_t>(size_), Scalar(0));
 }
 
 template <class Scalar>
@@ -165,8 +174,8 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
   const std::vector<TensorInfo>& tensors = model.layout().tensors();
   const ModelTensors& ix = model.layout().index();
   auto p = [&](int i) {
-    const TensorInfo& t = tensors[static_cast<std::size_t>(i)];
-    return ConstMatrixMap<Scalar>(model.parameters().data() + t.offset, t.rows, t.cols);
+    const TensorInfo& info = tensors[static_cast<std::size_t>(i)];
+    return ConstMatrixMap<Scalar>(model.parameters().data() + info.offset, info.rows, info.cols);
   };
   auto raw = [&](int i) { return p(i).data(); };
 

@@ -1,8 +1,12 @@
 #include "infoflow/symbolic/expression.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <exception>
+#include <sstream>
 #include <utility>
 
+#include "infoflow/core/limits.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
 namespace infoflow::symbolic {
@@ -12,10 +16,19 @@ bool is_function(std::string_view name) {
   return name == "log" || name == "exp" || name == "sqrt";
 }
 
-/// Recursive descent over one string; positions are 0-based internally.
+/// Recursive descent over one string; positions are 0-based internally. Every level of
+/// recursion passes through unary(), which counts it: nesting is bounded, the stack is not.
 class Parser {
  public:
-  Parser(std::string_view text, SourceLocation where) : text_(text), where_(std::move(where)) {}
+  Parser(std::string_view text, SourceLocation where) : text_(text), where_(std::move(where)) {
+    if (text_.size() > limits::kFormulaLength) {
+      SourceLocation loc = where_;
+      if (loc.line == 0) loc.line = 1;
+      throw InputError(loc, "the formula has " + std::to_string(text_.size()) +
+                                " characters; at most " + std::to_string(limits::kFormulaLength) +
+                                " are accepted");
+    }
+  }
 
   Expr expression_only() {
     Expr e = expression();
@@ -122,6 +135,11 @@ class Parser {
 
   Expr unary() {
     skip_space();
+    if (depth_ > limits::kNesting) {  // the outermost level is 0: 100 parentheses are fine
+      fail(pos_, "nested more than " + std::to_string(limits::kNesting) + " levels deep");
+    }
+    ++depth_;
+    const Nested nested{depth_};
     if (pos_ < text_.size() && text_[pos_] == '-') {
       const std::size_t start = pos_++;
       return node(Expr::Kind::kNeg, start, {unary()});
@@ -198,9 +216,15 @@ class Parser {
     ++pos_;
   }
 
+  struct Nested {
+    std::size_t& depth;
+    ~Nested() { --depth; }
+  };
+
   std::string_view text_;
   SourceLocation where_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 enum Precedence { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
@@ -290,30 +314,57 @@ std::string latex_of(const Expr& e) {
 
 }  // namespace
 
-Expr parse_expression(std::string_view text, const SourceLocation& where) {
-  return Parser(text, where).expression_only();
+namespace {
+
+/// Exact numbers past this size are refused: 444^444444323 would take GiNaC hours.
+constexpr long kMaxNumberBits = 100'000;
+
+/// Throws InputError about `e`, placed in `where`'s text if given.
+[[noreturn]] void fail_at(const Expr& e, const SourceLocation* where, const std::string& message) {
+  if (where == nullptr) throw InputError(message);
+  SourceLocation at = *where;
+  if (at.line == 0) at.line = 1;
+  at.column = (at.column == 0 ? 1 : at.column) + e.column - 1;
+  throw InputError(at, message);
 }
 
-std::vector<Relation> parse_relations(std::string_view text, const SourceLocation& where) {
-  return Parser(text, where).relations();
+/// Whether base^exponent, both numbers, would be an exact number of more than kMaxNumberBits.
+bool too_large(const GiNaC::ex& base, const GiNaC::ex& exponent) {
+  if (!GiNaC::is_a<GiNaC::numeric>(base) || !GiNaC::is_a<GiNaC::numeric>(exponent)) return false;
+  const GiNaC::numeric b = GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(base));
+  const GiNaC::numeric x = GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(exponent));
+  if (!b.is_rational() || b.is_zero() || b == 1) return false;
+  const long bits = std::max(b.numer().int_length(), b.denom().int_length());
+  return x > GiNaC::numeric(kMaxNumberBits) / bits;
 }
 
-GiNaC::ex to_ex(const Expr& e) {
+/// GiNaC's form of `e`; a division by zero or a number too large is bad input, placed in
+/// `where`'s text if given.
+GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
+  const auto recurse = [where](const Expr& x) { return convert(x, where); };
   switch (e.kind) {
     case Expr::Kind::kInteger: return GiNaC::numeric(e.text.c_str());
     case Expr::Kind::kSymbol: return SymbolRegistry::standard().at(e.text).symbol;
-    case Expr::Kind::kAdd: return to_ex(e.args[0]) + to_ex(e.args[1]);
-    case Expr::Kind::kSub: return to_ex(e.args[0]) - to_ex(e.args[1]);
-    case Expr::Kind::kMul: return to_ex(e.args[0]) * to_ex(e.args[1]);
+    case Expr::Kind::kAdd: return recurse(e.args[0]) + recurse(e.args[1]);
+    case Expr::Kind::kSub: return recurse(e.args[0]) - recurse(e.args[1]);
+    case Expr::Kind::kMul: return recurse(e.args[0]) * recurse(e.args[1]);
     case Expr::Kind::kDiv: {
-      const GiNaC::ex den = to_ex(e.args[1]);
-      if (den.is_zero()) throw InputError("division by zero in \"" + to_text(e) + "\"");
-      return to_ex(e.args[0]) / den;
+      const GiNaC::ex den = recurse(e.args[1]);
+      if (den.is_zero()) fail_at(e.args[1], where, "division by zero in \"" + to_text(e) + "\"");
+      return recurse(e.args[0]) / den;
     }
-    case Expr::Kind::kNeg: return -to_ex(e.args[0]);
-    case Expr::Kind::kPow: return GiNaC::pow(to_ex(e.args[0]), to_ex(e.args[1]));
+    case Expr::Kind::kNeg: return -recurse(e.args[0]);
+    case Expr::Kind::kPow: {
+      const GiNaC::ex base = recurse(e.args[0]);
+      const GiNaC::ex exponent = recurse(e.args[1]);
+      if (too_large(base, exponent)) {
+        fail_at(e, where, "the number " + to_text(e) + " is too large (over " +
+                              std::to_string(kMaxNumberBits) + " bits)");
+      }
+      return GiNaC::pow(base, exponent);
+    }
     case Expr::Kind::kCall: {
-      const GiNaC::ex arg = to_ex(e.args[0]);
+      const GiNaC::ex arg = recurse(e.args[0]);
       if (e.text == "log") return GiNaC::log(arg);
       if (e.text == "exp") return GiNaC::exp(arg);
       return GiNaC::sqrt(arg);
@@ -321,6 +372,95 @@ GiNaC::ex to_ex(const Expr& e) {
   }
   return 0;
 }
+
+/// GiNaC's polynomial algorithms (normal(), gcd) hold degrees in an int, and are slow long
+/// before: a power of a symbol with an exponent past this is refused (eps^(2^40) threw).
+constexpr long kMaxExponent = 10'000;
+/// GiNaC's normal() takes time exponential in the height of a tower of exponents: 10 levels of
+/// eps^eps^...^2 took 34 s. Rates need 2 (log(1/eps)^b, exp(g*T) with g a power).
+constexpr int kMaxTower = 4;
+
+/// How many exponents and exp() arguments are nested inside each other in `e`.
+int tower(const Expr& e) {
+  int height = 0;
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    const bool up = (e.kind == Expr::Kind::kPow && i == 1) ||
+                    (e.kind == Expr::Kind::kCall && e.text == "exp");
+    height = std::max(height, tower(e.args[i]) + (up ? 1 : 0));
+  }
+  return height;
+}
+
+/// GiNaC's normal() multiplies out the denominators of a rational expression: its time grows
+/// about twice with each (12 nested ones took 24 s, 8 up to 5 s). Rates need 1 or 2.
+constexpr int kMaxDenominators = 4;
+
+bool has_symbol(const Expr& e) {
+  return e.kind == Expr::Kind::kSymbol ||
+         std::any_of(e.args.begin(), e.args.end(), [](const Expr& a) { return has_symbol(a); });
+}
+
+/// Divisions by, and powers of, expressions with symbols that are not a single symbol.
+int denominators(const Expr& e) {
+  int count = 0;
+  if (e.kind == Expr::Kind::kDiv && has_symbol(e.args[1])) ++count;
+  if (e.kind == Expr::Kind::kPow && e.args[0].kind != Expr::Kind::kSymbol &&
+      has_symbol(e.args[0])) {
+    ++count;
+  }
+  for (const Expr& a : e.args) count += denominators(a);
+  return count;
+}
+
+void validate(const Expr& e, const SourceLocation& where) {
+  if (denominators(e) > kMaxDenominators) {
+    fail_at(e, &where, "more than " + std::to_string(kMaxDenominators) +
+                           " divisions by (or powers of) expressions with symbols");
+  }
+  if (tower(e) > kMaxTower) {
+    fail_at(e, &where, "exponents are nested more than " + std::to_string(kMaxTower) +
+                           " deep (a^b^c^... or exp(exp(...)))");
+  }
+  try {
+    const GiNaC::ex value = convert(e, &where);
+    for (auto it = value.preorder_begin(); it != value.preorder_end(); ++it) {
+      if (!GiNaC::is_a<GiNaC::power>(*it) || !GiNaC::is_a<GiNaC::numeric>(it->op(1))) continue;
+      const GiNaC::numeric x = GiNaC::ex_to<GiNaC::numeric>(it->op(1));
+      if (x.is_rational() && (GiNaC::abs(x.numer()) > kMaxExponent || x.denom() > kMaxExponent)) {
+        std::ostringstream text;
+        text << x;
+        fail_at(e, &where, "the exponent " + text.str() + " is too large (at most " +
+                               std::to_string(kMaxExponent) + ")");
+      }
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& error) {  // GiNaC's pole_error, domain_error, ...
+    fail_at(e, &where, "\"" + to_text(e) + "\" has no value: " + error.what());
+  }
+}
+
+}  // namespace
+
+// Parsing converts once, so that a division by zero, a number too large or a value GiNaC
+// refuses (0^(-1) is a pole) is reported with its place here rather than later, by whichever
+// command first needs the value.
+Expr parse_expression(std::string_view text, const SourceLocation& where) {
+  Expr e = Parser(text, where).expression_only();
+  validate(e, where);
+  return e;
+}
+
+std::vector<Relation> parse_relations(std::string_view text, const SourceLocation& where) {
+  std::vector<Relation> out = Parser(text, where).relations();
+  for (const Relation& r : out) {
+    validate(r.lhs, where);
+    validate(r.rhs, where);
+  }
+  return out;
+}
+
+GiNaC::ex to_ex(const Expr& e) { return convert(e, nullptr); }
 
 GiNaC::ex to_ex_difference(const Relation& relation) {
   return to_ex(relation.lhs) - to_ex(relation.rhs);

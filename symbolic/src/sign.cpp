@@ -194,7 +194,7 @@ struct SignOracle::Impl {
     }
     if (GiNaC::is_a<GiNaC::power>(e) && GiNaC::is_a<GiNaC::numeric>(e.op(1))) {
       const numeric p = GiNaC::ex_to<numeric>(e.op(1));
-      if (p.is_pos_integer() && p.to_int() <= 16) {
+      if (p.is_pos_integer() && p <= 16) {  // to_int() throws past 32 bits
         const z3::expr base = translate(e.op(0), vars, integral);
         z3::expr product = base;
         for (int i = 1; i < p.to_int(); ++i) product = product * base;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 
+#include "infoflow/core/limits.hpp"
 #include "infoflow/core/random.hpp"
 
 namespace infoflow::targets {
@@ -27,7 +29,8 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
       tokens_(0),
       token_dim_(token_dim) {
   const auto t = bindings_.find("T");
-  require(t != bindings_.end() && t->second >= 1, "the formula needs T >= 1");
+  require(t != bindings_.end() && t->second >= 1 && t->second <= limits::kTokens,
+          "the formula needs T between 1 and " + std::to_string(limits::kTokens));
   tokens_ = t->second;
   require(token_dim_ >= 1 && token_dim_ <= kMaxTokenDim,
           "the token dimension d must be between 1 and " + std::to_string(kMaxTokenDim));
@@ -35,7 +38,14 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
           "the formula reads x[" + std::to_string(formula_->highest_position()) +
               "] but T = " + std::to_string(tokens_));
 
-  prepare(formula_->root());
+  const double cost = prepare(formula_->root(), 1);
+  if (cost > static_cast<double>(limits::kEvaluationCost)) {
+    char terms[32];
+    std::snprintf(terms, sizeof terms, "%.2g", cost);
+    throw InputError(std::string("evaluating the formula once visits about ") + terms +
+                     " terms; at most " + std::to_string(limits::kEvaluationCost) +
+                     " are accepted (a smaller T or range)");
+  }
   Rng matrices(derive_seed(task_seed, {1}));
   Rng families(derive_seed(task_seed, {2}));
   Rng vectors(derive_seed(task_seed, {3}));
@@ -44,6 +54,8 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
   for (const Parameter& p : formula_->parameters()) {
     const long members = p.indexed ? resolve(p.family_size, bindings_) : 1;
     require(members >= 1, "parameter family " + p.name + " is empty");
+    require(members <= limits::kTaskSize, "parameter family " + p.name + " has more than " +
+                                              std::to_string(limits::kTaskSize) + " members");
     std::vector<Eigen::MatrixXd>& out = parameters_[p.name];
     for (long i = 0; i < members; ++i) {
       if (p.kind == ValueKind::kMatrix) {
@@ -63,7 +75,8 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
   (void)(*this)(Eigen::MatrixXd::Zero(token_dim_, tokens_));
 }
 
-void Evaluator::prepare(const Node& n) {
+double Evaluator::prepare(const Node& n, double repeats) {
+  double inside = repeats;  // how often the node's arguments are evaluated
   if (n.kind == Node::Kind::kRef && !n.position_name.empty()) {
     require(tokens_ + n.offset >= 1, "the formula reads " + to_text(n) +
                                          ", before the first token for T = " +
@@ -81,13 +94,16 @@ void Evaluator::prepare(const Node& n) {
       require(r.low <= r.high,
               "the range " + b.name + " = " + b.low.text() + ".." + b.high.text() + " is empty");
       ranges.push_back(r);
+      inside *= static_cast<double>(r.high) - static_cast<double>(r.low) + 1;
     }
     if (n.op == ReduceOp::kKth) {
       ranks_[&n] = resolve(n.rank, bindings_);
       require(ranks_[&n] >= 1, "kth() counts from 1");
     }
   }
-  for (const Node& a : n.args) prepare(a);
+  double cost = repeats;
+  for (const Node& a : n.args) cost += prepare(a, inside);
+  return cost;
 }
 
 const Eigen::MatrixXd& Evaluator::parameter(const std::string& name, std::size_t i) const {

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <system_error>
 #include <set>
 
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/parse_tree.hpp>
+
+#include "infoflow/core/limits.hpp"
 
 namespace infoflow::targets {
 
@@ -96,11 +99,33 @@ INFOFLOW_MESSAGE(tok<subscript_value>, "expected an index or a position");
 INFOFLOW_MESSAGE(tok<number>, "expected an integer offset, e.g. x[t+1]");
 #undef INFOFLOW_MESSAGE
 
+/// How deep the parse is: every level of recursion enters a negation or a power.
+struct Depth {
+  std::size_t now = 0;
+};
+template <class Rule>
+inline constexpr bool kNests = std::is_same_v<Rule, negate> || std::is_same_v<Rule, power>;
+
 template <class Rule>
 struct control : peg::normal<Rule> {
   template <class Input, class... States>
   [[noreturn]] static void raise(const Input& in, States&&... /*unused*/) {
     throw peg::parse_error(message<Rule>::text, in);
+  }
+  template <class Input>
+  static void start(const Input& in, Depth& depth) {
+    if (kNests<Rule> && ++depth.now > limits::kNesting) {
+      throw peg::parse_error(
+          "nested more than " + std::to_string(limits::kNesting) + " levels deep", in);
+    }
+  }
+  template <class Input>
+  static void success(const Input& /*unused*/, Depth& depth) {
+    if (kNests<Rule>) --depth.now;
+  }
+  template <class Input>
+  static void failure(const Input& /*unused*/, Depth& depth) {
+    if (kNests<Rule>) --depth.now;
   }
 };
 
@@ -130,15 +155,19 @@ std::size_t column_of(const PNode& n) {
   return n.begin().column;
 }
 
-long to_long(std::string_view s) {
+/// An integer of the formula; one that does not fit a long is bad input at its column.
+long to_long(const PNode& n, const SourceLocation& where) {
+  const std::string_view s = n.string_view();
   long v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (error != std::errc() || end != s.data() + s.size())
+    fail(where, column_of(n), "the integer " + std::string(s) + " is out of range");
   return v;
 }
 
-Bound to_bound(const PNode& n) {
+Bound to_bound(const PNode& n, const SourceLocation& where) {
   const PNode& inner = *n.children.front();
-  if (inner.is_type<grammar::number>()) return Bound{to_long(inner.string_view()), ""};
+  if (inner.is_type<grammar::number>()) return Bound{to_long(inner, where), ""};
   return Bound{0, inner.string()};
 }
 
@@ -215,7 +244,7 @@ class Builder {
       const PNode& sub = *n.children[1]->children.front();
       const bool literal = sub.is_type<grammar::number>();
       if (literal) {
-        out.position = to_long(sub.string_view());
+        out.position = to_long(sub, where_);
         if (out.position < 1) fail(where_, column_of(sub), "positions count from 1");
       } else {
         out.index = sub.string();
@@ -226,7 +255,7 @@ class Builder {
           fail(where_, column_of(offset),
                "an offset goes with an index or T (x[t+1], x[T-1]); write the position itself");
         }
-        const long magnitude = to_long(offset.children[1]->string_view());
+        const long magnitude = to_long(*offset.children[1], where_);
         out.offset = offset.children[0]->string_view().front() == '-' ? -magnitude : magnitude;
       }
     }
@@ -240,7 +269,7 @@ class Builder {
     std::size_t i = 0;
     if (n.is_type<grammar::kth>()) {
       out.op = ReduceOp::kKth;
-      out.rank = to_bound(*n.children[i++]);
+      out.rank = to_bound(*n.children[i++], where_);
     } else {
       const std::string op = n.children[i++]->string();
       out.op = op == "max" ? ReduceOp::kMax : op == "min" ? ReduceOp::kMin : ReduceOp::kSum;
@@ -250,8 +279,8 @@ class Builder {
         Binder b{item->children.front()->string(), false, {}, {}, column_of(*item)};
         if (item->children.size() == 2) {
           b.has_range = true;
-          b.low = to_bound(*item->children[1]->children[0]);
-          b.high = to_bound(*item->children[1]->children[1]);
+          b.low = to_bound(*item->children[1]->children[0], where_);
+          b.high = to_bound(*item->children[1]->children[1], where_);
         }
         out.binders.push_back(b);
       } else {  // chain: name (op name)+
@@ -600,12 +629,17 @@ void collect_integer_names(const Node& n, std::vector<std::string>& out) {
 Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   Formula f;
   f.text_ = std::string(text);
+  if (text.size() > limits::kFormulaLength) {
+    fail(where, 1, "the formula has " + std::to_string(text.size()) + " characters; at most " +
+                       std::to_string(limits::kFormulaLength) + " are accepted");
+  }
   peg::memory_input in(text.data(), text.size(), where.file.empty() ? "<formula>" : where.file);
   std::unique_ptr<PNode> tree;
+  grammar::Depth depth;
   try {
     tree =
         peg::parse_tree::parse<grammar::formula, grammar::selector, peg::nothing, grammar::control>(
-            in);
+            in, depth);
   } catch (const peg::parse_error& e) {
     fail(where, e.positions().front().column, std::string(e.message()));
   }

@@ -12,41 +12,18 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/cli.hpp"
 #include "common/temp_catalogue.hpp"
 #include "common/temp_dir.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+using infoflow::testing::contains;
+using infoflow::testing::run;
+using infoflow::testing::Run;
 using infoflow::testing::TempCatalogue;
 using infoflow::testing::TempDir;
-
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out;  // standard output and standard error together
-};
-
-Run run(const std::string& args) {
-  const std::string command = std::string(INFOFLOW_BINARY) + " " + args + " 2>&1";
-  Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    r.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(cli)
 
@@ -165,10 +142,10 @@ BOOST_AUTO_TEST_CASE(train_rejects_bad_input_with_exit_two) {
   const std::string base = "train --task intrinsic_dim --steps 5 ";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"--heads 3,3 --E 8", "3 heads do not divide E = 8"},
-      {"--T 0", "T must be at least 1"},
+      {"--T 0", "T must be between 1 and 16384 (got 0)"},
       {"--lr -0.001", "learning rate must be positive"},
       {"--T", "--T: 1 required"},
-      {"--heads 0,2", "layer 1 has 0 heads"},
+      {"--heads 0,2", "layer 1's head count must be between 1 and 256 (got 0)"},
       {"--pe rotary", "unknown positional encoding 'rotary'"},
   };
   for (const auto& [args, message] : cases) {

@@ -1,15 +1,24 @@
 // Experiment specs, their expansion and keys, and the results store: resume, shards, merge,
 // corrupt lines.
+#include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/experiment.hpp"
 
 #include "common/temp_dir.hpp"
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace nm = infoflow::numeric;
 namespace fs = std::filesystem;
@@ -149,6 +158,86 @@ BOOST_AUTO_TEST_CASE(corrupt_lines_are_reported_and_skipped_and_a_torn_line_stay
       nm::merge_results({store.file(), store.file()}, d.dir() / "merged.jsonl");
   BOOST_TEST(w.size() == 2u);
   BOOST_TEST(nm::ResultStore(d.dir() / "merged.jsonl").read().size() == 9u);
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_append_is_cut_back_to_the_last_whole_record_and_names_its_cause) {
+  TempDir d;
+  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const nm::ResultStore store(d.dir() / "results.jsonl");
+  nm::SweepOptions o;
+  o.profile = "full";
+  (void)nm::run_sweep(spec, store, o);
+  const auto before = fs::file_size(store.file());
+  const nm::RunConfig run = spec.runs("full").front();
+  // A child process whose file-size limit leaves room for part of a record only: the write
+  // is cut short as on a full disk.
+  const pid_t child = ::fork();
+  BOOST_TEST_REQUIRE(child >= 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{static_cast<rlim_t>(before + 40), static_cast<rlim_t>(before + 40)};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      store.append(run, nm::TrainResult{});
+    } catch (const infoflow::InputError& e) {
+      const std::string what = e.what();
+      ::_exit(what.find("results.jsonl: error: cannot append to the results file: File too large") !=
+                      std::string::npos
+                  ? 0
+                  : 2);
+    }
+    ::_exit(1);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0);  // refused, with the system's reason
+  BOOST_TEST(fs::file_size(store.file()) == before);  // the fragment is gone
+  std::vector<std::string> warnings;
+  BOOST_TEST(store.read(&warnings).size() == 2u);
+  BOOST_TEST(warnings.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_results_file_held_by_a_sweep_is_refused_to_a_second_one) {
+  TempDir d;
+  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const nm::ResultStore store(d.dir() / "results.jsonl");
+  const int fd = ::open(store.file().c_str(), O_RDONLY | O_CREAT, 0644);
+  BOOST_TEST_REQUIRE(fd >= 0);
+  BOOST_TEST_REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // as the first sweep holds it
+  try {
+    (void)nm::run_sweep(spec, store, nm::SweepOptions{});
+    BOOST_ERROR("the second sweep ran");
+  } catch (const infoflow::InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("another sweep is writing this results file") !=
+               std::string::npos);
+  }
+  ::close(fd);
+  BOOST_TEST(fs::file_size(store.file()) == 0u);  // nothing ran
+  nm::SweepOptions o;
+  o.profile = "full";
+  BOOST_TEST(nm::run_sweep(spec, store, o).completed == 2);  // free again once released
+}
+
+BOOST_AUTO_TEST_CASE(a_diverged_run_is_recorded_with_no_final_nmse) {
+  TempDir d;
+  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const nm::ResultStore store(d.dir() / "results.jsonl");
+  nm::TrainResult diverged;
+  diverged.status = nm::RunStatus::kDiverged;
+  diverged.diverged_at = 3;
+  diverged.steps_done = 2;
+  diverged.best_validation_nmse = std::numeric_limits<double>::infinity();
+  diverged.final_validation_nmse = std::numeric_limits<double>::quiet_NaN();
+  store.append(spec.runs("full").front(), diverged);
+  std::ifstream in(store.file());
+  std::string line;
+  std::getline(in, line);
+  const nlohmann::json j = nlohmann::json::parse(line);
+  BOOST_TEST(j.at("final_validation_nmse").is_null());  // not 0.0, which reads as perfect
+  BOOST_TEST(j.at("diverged_at").get<long>() == 3);
+  BOOST_TEST(j.at("steps_done").get<long>() == 2);
+  BOOST_TEST(std::isinf(store.read().front().final_validation_nmse));
 }
 
 BOOST_AUTO_TEST_CASE(shard_syntax) {

@@ -110,9 +110,10 @@ BOOST_AUTO_TEST_CASE(a_diverging_run_stops_and_says_so) {
   o.clip = 0;
   const nm::TrainResult r = nm::train(m, *task, o);
   BOOST_TEST(nm::to_string(r.status) == "diverged");
-  BOOST_TEST(r.diverged_at >= 0);
+  BOOST_TEST(r.diverged_at >= 1);
   BOOST_TEST(r.steps_done < o.steps);
-  BOOST_TEST(r.steps_done == r.diverged_at);
+  BOOST_TEST(r.steps_done == r.diverged_at - 1);  // the step that failed is not counted as done
+  BOOST_TEST(std::isnan(r.final_validation_nmse));  // recorded as null, never as 0
 }
 
 BOOST_AUTO_TEST_CASE(bad_options_are_rejected_before_any_work) {

@@ -84,4 +84,54 @@ BOOST_AUTO_TEST_CASE(relation_chains) {
   BOOST_CHECK_THROW(parse_relations("T = 1"), InputError);
 }
 
+BOOST_AUTO_TEST_CASE(nesting_and_length_are_bounded_not_the_stack) {
+  std::string deep;
+  for (int i = 0; i < 100; ++i) deep += "(";
+  deep += "eps";
+  for (int i = 0; i < 100; ++i) deep += ")";
+  BOOST_TEST(same(ex_of(deep), sym("eps")));  // 100 levels are fine
+  const InputError e = parse_failure("(" + deep + ")", SourceLocation{"f", 3, 5});
+  BOOST_TEST(e.where().line == 3u);
+  BOOST_TEST(e.where().column == 5u + 101u);  // inside the 101st parenthesis
+  BOOST_TEST(e.message().find("nested more than 100 levels deep") == 0u);
+  BOOST_TEST(parse_failure(std::string(5000, '-') + "eps").message() ==
+             "the formula has 5003 characters; at most 4096 are accepted");
+}
+
+BOOST_AUTO_TEST_CASE(a_division_by_zero_is_placed_where_it_is_written) {
+  const InputError e = parse_failure("eps^(-T/(n - n))", SourceLocation{"cat.toml", 7, 9});
+  BOOST_TEST(e.where().file == "cat.toml");
+  BOOST_TEST(e.where().line == 7u);
+  BOOST_TEST(e.where().column == 9u + 9u);  // the divisor, n - n, starts at offset 9
+  BOOST_TEST(e.message() == "division by zero in \"-T/(n - n)\"");
+  BOOST_CHECK_THROW(parse_relations("T/(2 - 2) > 1", {}), InputError);
+}
+
+BOOST_AUTO_TEST_CASE(numbers_too_large_and_poles_are_bad_input) {
+  // Found by fuzzing: GiNaC would compute 444^444444323 exactly (hours) and throws a plain
+  // domain error on 0^(-1) (exit 3).
+  const InputError big = parse_failure("eps^444^444444323");
+  BOOST_TEST(big.where().column == 5u);
+  BOOST_TEST(big.message() == "the number 444^444444323 is too large (over 100000 bits)");
+  BOOST_TEST(parse_failure("0^(-1)*eps").message().find("has no value") != std::string::npos);
+  // GiNaC's polynomial algorithms keep degrees in an int ("Not a 32-bit integer", exit 3).
+  BOOST_TEST(parse_failure("eps^88882222222222222/22 - d").message() ==
+             "the exponent 88882222222222222 is too large (at most 10000)");
+  BOOST_TEST(parse_failure("eps^5000*eps^5001").message().find("exponent 10001") !=
+             std::string::npos);
+  BOOST_TEST(same(ex_of("eps^10000"), GiNaC::pow(sym("eps"), 10000)));
+  // GiNaC's normal() is exponential in the height of a tower of exponents (34 s for 10).
+  BOOST_TEST(parse_failure("eps^eps^eps^eps^eps^2").message() ==
+             "exponents are nested more than 4 deep (a^b^c^... or exp(exp(...)))");
+  BOOST_TEST(parse_failure("exp(exp(exp(exp(exp(T)))))").message().find("nested more than 4") !=
+             std::string::npos);
+  BOOST_TEST(same(ex_of("2^2^2^2"), 65536));
+  // normal() multiplies out denominators: twice the time with each (12 took 24 s).
+  std::string fractions = "T";
+  for (int i = 1; i <= 4; ++i) fractions += " + T/(n + " + std::to_string(i) + ")";
+  BOOST_TEST(same(ex_of(fractions).subs(sym("n") == 0), sym("T") * (1 + GiNaC::numeric(25, 12))));
+  BOOST_TEST(parse_failure(fractions + " + 1/(s + 1)").message() ==
+             "more than 4 divisions by (or powers of) expressions with symbols");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -84,4 +84,15 @@ BOOST_AUTO_TEST_CASE(values_the_formula_cannot_use_are_input_errors) {
              "the range i = 1..D is empty");
 }
 
+BOOST_AUTO_TEST_CASE(evaluation_cost_and_sizes_are_bounded_before_any_allocation) {
+  // 10^9 index triples, 7 nodes each (the product, two dots, four references).
+  BOOST_TEST(error_of("max(s, t, u) (dot(x[s], x[t]) * dot(x[u], x[u]))", 1000) ==
+             "evaluating the formula once visits about 7e+09 terms; at most 100000000 are "
+             "accepted (a smaller T or range)");
+  BOOST_TEST(error_of("sum(i = 1..D) dot(a[i], x[1])", 2, {{"D", 1000000}}) ==
+             "parameter family a has more than 65536 members");
+  BOOST_TEST(error_of("dot(x[1], x[2])", 1000000000) == "the formula needs T between 1 and 16384");
+  BOOST_TEST(error_of("max(s, t) dot(x[s], x[t])", 100).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

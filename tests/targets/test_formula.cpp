@@ -118,6 +118,8 @@ BOOST_AUTO_TEST_CASE(names_that_are_not_indices_are_refused_with_their_column) {
   BOOST_TEST(error_of("max(i = 1..2) max(t) dot(a[i+1], x[t])") ==
              "26: a parameter family is subscripted by its index alone, e.g. a[i]");
   BOOST_TEST(error_of("dot(x[t+], a)") == "9: expected an integer offset, e.g. x[t+1]");
+  BOOST_TEST(error_of("sum(i = 1..99999999999999999999) max(t) dot(a[i], x[t])") ==
+             "12: the integer 99999999999999999999 is out of range");
 }
 
 BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
@@ -128,6 +130,22 @@ BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
   } catch (const infoflow::InputError& e) {
     BOOST_TEST(std::string(e.what()).find("targets.toml:7:") == 0);
   }
+}
+
+BOOST_AUTO_TEST_CASE(nesting_and_length_are_bounded_not_the_stack) {
+  const auto nested = [](int n, const std::string& open, const std::string& close) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += open;
+    s += "dot(x[1], x[2])";
+    for (int i = 0; i < n; ++i) s += close;
+    return s;
+  };
+  BOOST_TEST(error_of(nested(90, "(", ")")).empty());
+  BOOST_TEST(error_of(nested(100, "(", ")")) == "101: nested more than 100 levels deep");
+  BOOST_TEST(error_of(nested(1000, "-", "")) == "101: nested more than 100 levels deep");
+  BOOST_TEST(error_of(nested(1000, "2^", "")) == "201: nested more than 100 levels deep");
+  BOOST_TEST(error_of(nested(3000, "(", ")")) ==
+             "1: the formula has 6015 characters; at most 4096 are accepted");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -2,6 +2,7 @@
 
 #include "common/symbols.hpp"
 #include "common/temp_catalogue.hpp"
+#include "common/temp_dir.hpp"
 #include "infoflow/theorems/catalogue.hpp"
 
 using namespace infoflow;
@@ -125,7 +126,41 @@ BOOST_AUTO_TEST_CASE(task_cycles_are_rejected) {
   TempCatalogue t;
   BOOST_TEST_REQUIRE(t.replace("tasks.toml", "id = \"sequence_to_scalar\"",
                                "id = \"sequence_to_scalar\"\nparent = \"retrieval\""));
-  BOOST_TEST(load_failure(t.dir()).message().find("cycle") != std::string::npos);
+  const InputError e = load_failure(t.dir());
+  BOOST_TEST(e.where().file.find("tasks.toml") != std::string::npos);
+  BOOST_TEST(e.where().line == 6u);  // where sequence_to_scalar names its parent
+  BOOST_TEST(e.where().column == 11u);
+  BOOST_TEST(e.message() ==
+             "task family 'sequence_to_scalar': its parents form a cycle (sequence_to_scalar -> "
+             "retrieval -> sequence_to_scalar ...)");
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_parent_and_a_division_by_zero_name_their_place) {
+  {
+    TempCatalogue t;
+    BOOST_TEST_REQUIRE(t.replace("tasks.toml", "parent = \"sequence_to_scalar\"",
+                                 "parent = \"sequence_to_scalr\""));
+    const InputError e = load_failure(t.dir());
+    BOOST_TEST(e.where().line == 10u);
+    BOOST_TEST(e.where().column == 11u);
+    BOOST_TEST(e.message() ==
+               "task family 'retrieval' has an unknown parent 'sequence_to_scalr'");
+  }
+  {
+    TempCatalogue t;
+    BOOST_TEST_REQUIRE(t.replace("infoflow.toml", "rate = \"eps^(-(c*T - c0))\"",
+                                 "rate = \"eps^(-(c*T - c0)/(n - n))\""));
+    const InputError e = load_failure(t.dir());
+    BOOST_TEST(e.where().file.find("infoflow.toml") != std::string::npos);
+    BOOST_TEST(e.where().line == 20u);
+    BOOST_TEST(e.where().column == 27u);  // the divisor n - n
+    BOOST_TEST(e.message().find("division by zero") == 0u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_folder_is_not_an_empty_catalogue) {
+  const infoflow::testing::TempDir empty;
+  BOOST_TEST(load_failure(empty.dir()).message() == "no catalogue files (*.toml) here");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -208,6 +208,10 @@ Catalogue Catalogue::load_directory(const fs::path& directory, const std::vector
     if (item.is_regular_file() && item.path().extension() == ".toml") files.push_back(item.path());
   }
   std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    // An empty folder would otherwise check clean, as if it held a consistent catalogue.
+    throw InputError(SourceLocation{directory.string()}, "no catalogue files (*.toml) here");
+  }
   for (const fs::path& f : more) {
     if (!fs::is_regular_file(f)) throw InputError(SourceLocation{f.string()}, "no such catalogue file");
     files.push_back(f);
@@ -219,6 +223,7 @@ Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
   Catalogue catalogue;
   // Task families first: entries name them. tasks.toml holds only families; another file may
   // add families of its own beside its entries (derive --format toml does).
+  std::map<std::string, SourceLocation> parent_places;  // where each family names its parent
   for (const fs::path& file : files) {
     const toml::table root = parse_toml(file);
     for (const auto& [key, node] : root) {
@@ -232,8 +237,14 @@ Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
         if (table == nullptr) throw InputError(location(file, node.source()), "[[task]] must be a table");
         TableReader reader(*table, file, "task");
         TaskFamily t;
-        t.id = *reader.string("id", true);
-        t.parent = reader.string("parent", false).value_or("");
+        SourceLocation id_at;
+        SourceLocation parent_at;
+        t.id = *reader.string("id", true, &id_at);
+        t.parent = reader.string("parent", false, &parent_at).value_or("");
+        if (catalogue.find_task(t.id) != nullptr) {
+          throw InputError(id_at, "duplicate task family '" + t.id + "'");
+        }
+        parent_places[t.id] = t.parent.empty() ? id_at : parent_at;
         t.description = reader.string("description", false).value_or("");
         reader.reject_unknown_keys();
         catalogue.add_task(std::move(t));
@@ -242,12 +253,16 @@ Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
   }
   for (const TaskFamily& t : catalogue.tasks_) {
     if (!t.parent.empty() && catalogue.find_task(t.parent) == nullptr) {
-      throw InputError("task family '" + t.id + "' has an unknown parent '" + t.parent + "'");
+      throw InputError(parent_places.at(t.id),
+                       "task family '" + t.id + "' has an unknown parent '" + t.parent + "'");
     }
     std::string current = t.parent;
+    std::string cycle = t.id;
     for (std::size_t steps = 0; !current.empty(); ++steps) {
+      cycle += " -> " + current;
       if (current == t.id || steps > catalogue.tasks_.size()) {
-        throw InputError("task family '" + t.id + "' is its own ancestor (a cycle of parents)");
+        throw InputError(parent_places.at(t.id), "task family '" + t.id + "': its parents form " +
+                                                     "a cycle (" + cycle + " ...)");
       }
       current = catalogue.find_task(current)->parent;
     }

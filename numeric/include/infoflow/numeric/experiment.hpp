@@ -89,7 +89,8 @@ struct RunRecord {
 
 /// The JSON-lines results file of a sweep. Each line is one run, written by one write() on an
 /// O_APPEND descriptor and flushed to disk, so a crash leaves whole lines; a line that does not
-/// parse (torn or edited) is reported and skipped.
+/// parse (torn or edited) is reported and skipped. A failed append is cut back to the last whole
+/// record and throws InputError with the system's reason.
 class ResultStore {
  public:
   explicit ResultStore(std::filesystem::path file);
@@ -126,12 +127,14 @@ struct SweepSummary {
   std::vector<std::string> warnings;
 };
 
-/// Runs what the results file lacks, in parallel, appending each finished run.
+/// Runs what the results file lacks, in parallel, appending each finished run. Holds an
+/// exclusive flock on the results file throughout; throws InputError if another sweep holds it.
 SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store,
                        const SweepOptions& options,
                        const std::function<void(const SweepProgress&)>& progress = {});
 
-/// Joins results files: every key once (the first seen), corrupt lines reported and skipped.
+/// Joins results files: every key once, corrupt lines reported and skipped. Throws InputError,
+/// writing nothing, when one key holds different results in two places (both are shown).
 std::vector<std::string> merge_results(const std::vector<std::filesystem::path>& inputs,
                                        const std::filesystem::path& output);
 

@@ -58,10 +58,10 @@ std::string_view to_string(RunStatus s);
 struct TrainResult {
   RunStatus status = RunStatus::kCompleted;
   Index steps_done = 0;
-  Index diverged_at = -1;  ///< the step whose loss or gradient was not finite
+  Index diverged_at = -1;  ///< the step (from 1) whose loss or gradient was not finite
   double best_validation_nmse = 0;
   Index best_step = 0;
-  double final_validation_nmse = 0;
+  double final_validation_nmse = 0;  ///< NaN (null in records) when the run diverged
   double target_mean = 0;  ///< the calibration set's, used to standardise targets
   double target_std = 1;
   ParameterCount parameters;

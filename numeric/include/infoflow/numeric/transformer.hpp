@@ -71,6 +71,8 @@ template <class Scalar>
 class Workspace {
  public:
   Workspace(const ModelConfig& config, Index capacity);
+  /// The scalars a workspace of `capacity` sequences holds, computed without allocating them.
+  [[nodiscard]] static Index size_for(const ModelConfig& config, Index capacity);
 
   [[nodiscard]] Index capacity() const { return capacity_; }
 
@@ -84,6 +86,8 @@ class Workspace {
   void backward(const Transformer<Scalar>& model, const Scalar* output_gradient, Scalar* gradient);
 
  private:
+  Workspace(const ModelConfig& config, Index capacity, bool allocate);
+
   struct Slot {
     Index offset = 0;
     Index rows = 0;

@@ -56,7 +56,8 @@ class Evaluator {
              std::vector<long>& env) const;
   Value reduce(const Node& n, const Eigen::Ref<const Eigen::MatrixXd>& x,
                std::vector<long>& env) const;
-  void prepare(const Node& n);
+  /// Resolves ranges and ranks; returns how many nodes one evaluation visits, `repeats` times.
+  double prepare(const Node& n, double repeats);
 
   std::shared_ptr<const Formula> formula_;  // shared: the tables below point into it
   Bindings bindings_;

@@ -1,0 +1,39 @@
+#ifndef INFOFLOW_CORE_LIMITS_HPP_
+#define INFOFLOW_CORE_LIMITS_HPP_
+
+/// \file
+/// Limits on the sizes a user can give, in one place (docs/commands.md, "Limits"). Each is far
+/// beyond any real use and is checked before any work starts, so that no input can exhaust the
+/// stack, the memory or the patience of the machine before the tool says why.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace infoflow::limits {
+
+/// Characters of one formula, rate or relation: bounds the depth of a chain such as a*a*...*a,
+/// over which the printers and converters recurse, and the cost of normalising it.
+inline constexpr std::size_t kFormulaLength = 4096;
+/// Parentheses, signs, powers and reductions inside each other: the parsers recurse once a level.
+inline constexpr std::size_t kNesting = 100;
+
+/// Training sizes (train, sweep). Their products (T^2 x batch x heads x L for the attention
+/// weights) stay well inside 64-bit sizes; memory is then estimated against the machine's.
+inline constexpr std::int64_t kTokens = 16384;         ///< T
+inline constexpr std::int64_t kTokenDim = 65536;       ///< d
+inline constexpr std::int64_t kWidth = 65536;          ///< E, head dimension, FFN, readout width
+inline constexpr std::int64_t kLayers = 64;            ///< L
+inline constexpr std::int64_t kHeads = 256;            ///< heads per layer
+inline constexpr std::int64_t kBatch = 65536;          ///< sequences per step or validation set
+inline constexpr std::int64_t kSteps = 1'000'000'000;  ///< training steps
+inline constexpr std::int64_t kTaskSize = 65536;       ///< D; members of a parameter family
+/// Terms one evaluation of a target formula visits (nested reductions multiply their ranges).
+inline constexpr std::int64_t kEvaluationCost = 100'000'000;
+
+/// Runs in one profile of an experiment (the product of its lists); each is checked when the
+/// spec is loaded, and the shipped profiles have at most 54.
+inline constexpr std::int64_t kRuns = 10'000;
+
+}  // namespace infoflow::limits
+
+#endif  // INFOFLOW_CORE_LIMITS_HPP_

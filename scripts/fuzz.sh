@@ -1,0 +1,62 @@
+#!/bin/bash
+# Fuzzes every input kind with libFuzzer, one after the other, for a bounded time each.
+#
+#   scripts/fuzz.sh [SECONDS_PER_KIND] [KIND...]     (default: 600 s; every kind)
+#
+# Builds build/fuzz with Clang (AddressSanitizer, UBSan, coverage; ccache if present), seeds
+# each corpus from the shipped files and the kept regression inputs (tests/data/fuzz/KIND/),
+# and runs the fuzzer under `nice`. An input that crashes, hangs (over 10 s) or ends in an
+# error other than bad input (exit 2) is written to build/fuzz/findings/KIND/; keep it as a
+# regression test by copying it to tests/data/fuzz/KIND/. The last line per kind gives the
+# counts: inputs executed, crashes, hangs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-600}
+shift || true
+kinds=("$@")
+[ ${#kinds[@]} -gt 0 ] || kinds=(rate formula catalogue targets experiment results)
+build=build/fuzz
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DINFOFLOW_FUZZ=ON -DINFOFLOW_BUILD_TESTS=OFF -DINFOFLOW_BUILD_BENCH=OFF -DINFOFLOW_NATIVE=OFF \
+  "${launcher[@]}" > /dev/null
+nice cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${kinds[@]}")
+
+# Seeds: the shipped inputs of each kind.
+seed() {
+  local kind=$1 dir=$build/corpus/$1
+  mkdir -p "$dir"
+  case $kind in
+    rate) grep -ho '^\(rate\|hypotheses\|constraints\|depth\|heads\) = .*' theorems/catalogue/*.toml |
+            grep -o '"[^"]*"' | tr -d '"' | split -l 1 - "$dir/shipped-" ;;
+    formula) grep -ho 'formula = ".*"' targets/targets.toml experiments/*.toml |
+               sed 's/^formula = "//; s/"$//' | split -l 1 - "$dir/shipped-" ;;
+    catalogue) cp theorems/catalogue/*.toml "$dir/" ;;
+    targets) cp targets/targets.toml "$dir/" ;;
+    experiment) cp experiments/*.toml "$dir/" ;;
+    results) for f in experiments/results/full/*.jsonl; do
+               head -n 2 "$f" > "$dir/$(basename "$f")"; done ;;
+  esac
+  if [ -d "tests/data/fuzz/$kind" ]; then cp tests/data/fuzz/"$kind"/* "$dir/" 2> /dev/null || true; fi
+}
+
+for kind in "${kinds[@]}"; do
+  seed "$kind"
+  findings=$build/findings/$kind
+  mkdir -p "$findings"
+  log=$build/fuzz_$kind.log
+  # -fork keeps going past a finding, so that one run counts them all. Leaks are not findings:
+  # CLN and GiNaC keep global caches that LeakSanitizer reports at exit.
+  set +e
+  ASAN_OPTIONS=detect_leaks=0 nice "$build/fuzz/fuzz_$kind" -fork=1 -ignore_crashes=1 \
+    -ignore_timeouts=1 -ignore_ooms=1 -print_funcs=0 -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$findings/" "$build/corpus/$kind" \
+    > "$log" 2>&1
+  set -e
+  # Inputs executed: the last status line, "#EXECS: cov: ..."; findings: the files written.
+  execs=$(grep -E '^#[0-9]+: cov' "$log" | tail -1 | sed -E 's/^#([0-9]+):.*/\1/')
+  crashes=$(find "$findings" -name 'crash-*' -o -name 'oom-*' | wc -l)
+  hangs=$(find "$findings" -name 'timeout-*' | wc -l)
+  echo "$kind: $seconds s, ${execs:-0} inputs, $crashes crashes, $hangs hangs (findings in $findings, log $log)"
+done

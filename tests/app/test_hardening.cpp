@@ -1,0 +1,236 @@
+// The reproducers of issue #10 as the user met them: every refusal is exit 2 with a message
+// (and its place where there is one), nothing is written or run, sweeps on one file stay safe.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/cli.hpp"
+#include "common/temp_dir.hpp"
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using infoflow::testing::contains;
+using infoflow::testing::run;
+using infoflow::testing::Run;
+using infoflow::testing::TempDir;
+
+namespace {
+
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
+
+/// A small experiment spec; `profile` is appended to its [profile.quick].
+std::string spec(const std::string& name, const std::string& profile,
+                 const std::string& heads = "1") {
+  return "[experiment]\nname = \"" + name +
+         "\"\nclaim = \"growth_in_T\"\ntask = \"min_inner\"\n[profile.quick]\nheads = \"" +
+         heads + "\"\nE = 8\nbatch = 8\nval_size = 16\n" + profile;
+}
+
+std::vector<std::string> lines_of(const std::filesystem::path& file) {
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(hardening)
+
+BOOST_AUTO_TEST_CASE(ten_thousand_parentheses_are_refused_not_a_crash) {
+  const std::string deep = repeat("(", 10000) + "eps" + repeat(")", 10000);
+  Run r = run("compare " + shell_quoted(deep) + " 'eps^(-1)'");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "first rate:1:1: error: the formula has 20003 characters; at most 4096"));
+  // Within the length, past the nesting limit: refused at the 101st level, with its column.
+  const std::string nested = repeat("(", 150) + "eps" + repeat(")", 150);
+  r = run("compare " + shell_quoted(nested) + " 'eps^(-1)'");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "first rate:1:102: error: nested more than 100 levels deep"));
+  BOOST_TEST(run("compare " + shell_quoted(repeat("(", 100) + "eps" + repeat(")", 100)) +
+                 " 'eps^(-1)'")
+                 .code == 0);
+  // The target language's parser likewise.
+  r = run("train --formula " + shell_quoted(repeat("(", 150) + "dot(x[1], x[2])" + repeat(")", 150)));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "formula:1:101: error: nested more than 100 levels deep"));
+  r = run("train --formula " + shell_quoted(repeat("-", 3000) + "dot(x[1], x[2])"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "nested more than 100 levels deep"));
+}
+
+BOOST_AUTO_TEST_CASE(a_long_formula_is_never_taken_for_a_file_name) {
+  // 300 bytes: once tried as a file name ("File name too long", exit 3).
+  std::string formula = "dot(x[1], x[2])";
+  while (formula.size() < 300) formula += " + dot(x[1], x[2])";
+  const Run r = run("train --formula " + shell_quoted(formula) +
+                    " --T 2 --heads 1 --E 4 --steps 2 --batch 2 --val-size 4");
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(contains(r.out, "train formula T=2"));
+  const Run missing = run("train --target no_such_dir/targets.toml");
+  BOOST_TEST(missing.code == 2);
+  BOOST_TEST(contains(missing.out, "no_such_dir/targets.toml: error: no such target file"));
+}
+
+BOOST_AUTO_TEST_CASE(products_beyond_the_length_limit_are_refused_at_once) {
+  std::string product = "eps";
+  for (int i = 1; i < 20000; ++i) product += "*eps";
+  const Run r = run("compare " + shell_quoted(product) + " 'eps^(-1)'");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "at most 4096 are accepted"));
+}
+
+BOOST_AUTO_TEST_CASE(sizes_past_their_limits_are_exit_two_before_any_work) {
+  const std::string base = "train --task min_inner --heads 1 --val-size 4 ";
+  Run r = run(base + "--E 10000000");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "E must be between 1 and 65536 (got 10000000)"));
+  r = run(base + "--T 1000000000");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "T must be between 1 and 16384 (got 1000000000)"));
+  r = run(base + "--batch 2000000000");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "the batch size must be between 1 and 65536"));
+  r = run(base + "--steps 9223372036854775807");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "the number of steps must be between 1 and 1000000000"));
+  // Within every limit but together too large for any machine: the estimate says so.
+  r = run("train --task min_inner --heads 256,256 --T 16384 --E 65536 --batch 65536 --steps 1");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "GiB of memory and the machine has"));
+}
+
+BOOST_AUTO_TEST_CASE(a_spec_is_validated_whole_before_any_run) {
+  const TempDir temp;
+  const auto sweep = [&](const std::string& text) {
+    const std::filesystem::path file = temp.write("s.toml", text);
+    return run("sweep " + file.string() + " --results " + (temp.dir() / "r").string());
+  };
+  Run r = sweep(spec("s", "T = [4, 1000000000]\nseeds = [1]\nsteps = 2\n"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "T must be between 1 and 16384"));
+  BOOST_TEST(!std::filesystem::exists(temp.dir() / "r" / "s.jsonl"));  // T = 4 did not run
+  r = sweep(spec("s", "T = 4\nsteps = 9223372036854775807\n"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "the number of steps must be between 1 and 1000000000"));
+  r = sweep(spec("s", "T = 4\nsteps = 2\n", "99999999999999999999"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "s.toml:6:9: error: "));
+  BOOST_TEST(contains(r.out, "'99999999999999999999' is not a head count (at most 256)"));
+  r = sweep(spec("s", "T = 4\nsteps = 2\nseeds = [1, 2, 1]\n"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "s.toml:12:16: error: profile.quick: seed 1 is listed twice"));
+  r = sweep(spec("s", "T = 4\nsteps = 2\nseeds = [-1]\n"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "s.toml:12:10: error: profile.quick: a seed must be zero or positive"));
+  r = sweep(spec("s", "T = 4\nsteps = 2\nprecision = \"float16\"\n"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "s.toml:12:13: error: profile.quick: unknown precision 'float16'"));
+  std::string seeds = "1";
+  for (int i = 2; i <= 250; ++i) seeds += ", " + std::to_string(i);
+  r = sweep(spec("s", "T = 4\nsteps = 2\nlr = [" + repeat("1e-3, ", 40) + "1e-3]\nseeds = [" +
+                          seeds + "]\n"));
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "its lists make 10250 runs; at most 10000 are accepted"));
+  BOOST_TEST(run("sweep --workers -1 " + temp.write("s.toml", spec("s", "T = 4\n")).string())
+                 .code == 2);
+}
+
+BOOST_AUTO_TEST_CASE(experiment_names_cannot_leave_the_results_folder) {
+  const TempDir temp;
+  std::filesystem::create_directories(temp.dir() / "a" / "b");
+  const std::filesystem::path file = temp.write("a/b/s.toml", spec("../../escape", "T = 4\n"));
+  const Run r = run("sweep " + file.string() + " --results " + (temp.dir() / "a" / "b" / "r").string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "s.toml:2:8: error: experiment: name '../../escape' must be"));
+  BOOST_TEST(!std::filesystem::exists(temp.dir() / "a" / "escape.jsonl"));
+}
+
+BOOST_AUTO_TEST_CASE(results_naming_a_file_is_bad_input_with_its_cause) {
+  const TempDir temp;
+  const std::filesystem::path file =
+      temp.write("s.toml", spec("s", "T = 4\nsteps = 2\nseeds = [1]\n"));
+  const std::filesystem::path not_a_folder = temp.write("plain_file", "x");
+  const Run r = run("sweep " + file.string() + " --results " + not_a_folder.string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "plain_file: error: cannot create the results folder: "));
+  const Run v = run("verify " + file.string() + " --results " + not_a_folder.string());
+  BOOST_TEST(v.code == 2);
+  BOOST_TEST(contains(v.out, "s.jsonl: error: cannot read the results file: Not a directory"));
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_catalogue_folder_is_refused_not_clean) {
+  const TempDir temp;
+  const Run r = run("--catalogue " + temp.dir().string() + " check");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "error: no catalogue files (*.toml) here"));
+}
+
+BOOST_AUTO_TEST_CASE(merge_refuses_conflicting_records_and_shows_both) {
+  const TempDir temp;
+  const std::string record =
+      R"({"key":"k1","experiment":"e","labels":{},"status":"completed","best_validation_nmse":0.5,)"
+      R"("final_validation_nmse":0.5,"steps_done":2,"diverged_at":-1,"parameters":1,)"
+      R"("parameters_theory":1,"seconds":1.0,"config":{"training":{"seed":1}}})";
+  std::string other = record;
+  other.replace(other.find("\"best_validation_nmse\":0.5"), 26, "\"best_validation_nmse\":0.7");
+  other.replace(other.find("\"seconds\":1.0"), 13, "\"seconds\":2.0");
+  const std::filesystem::path a = temp.write("a.jsonl", record + "\n");
+  const std::filesystem::path b = temp.write("b.jsonl", other + "\n");
+  const std::filesystem::path c = temp.write("c.jsonl", record + "\n");
+  const std::filesystem::path out = temp.dir() / "m.jsonl";
+  Run r = run("merge " + a.string() + " " + b.string() + " -o " + out.string());
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "run k1 at " + a.string() + ":1 and at " + b.string() +
+                                 ":1 differs: best_validation_nmse 0.5 against 0.7"));
+  BOOST_TEST(!contains(r.out, "seconds"));  // the time taken may differ
+  BOOST_TEST(!std::filesystem::exists(out));
+  r = run("merge " + a.string() + " " + c.string() + " -o " + out.string());  // the same twice
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(lines_of(out).size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_second_sweep_on_the_same_file_is_refused_and_nothing_is_duplicated) {
+  const TempDir temp;
+  const std::string file =
+      temp.write("s.toml", spec("s", "T = [4, 5, 6, 7]\nseeds = [1, 2, 3]\nsteps = 3000\n"))
+          .string();
+  const std::filesystem::path results = temp.dir() / "r" / "s.jsonl";
+  const pid_t first = ::fork();
+  BOOST_TEST_REQUIRE(first >= 0);
+  if (first == 0) {
+    const std::string out = (temp.dir() / "r").string();
+    ::execl(INFOFLOW_BINARY, INFOFLOW_BINARY, "sweep", file.c_str(), "--results", out.c_str(),
+            "--workers", "1", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The first sweep creates the file when it takes the lock, before its first run.
+  for (int i = 0; i < 600 && !std::filesystem::exists(results); ++i) ::usleep(10000);
+  BOOST_TEST_REQUIRE(std::filesystem::exists(results));
+  const Run second = run("sweep " + file + " --results " + (temp.dir() / "r").string());
+  ::kill(first, SIGKILL);
+  int status = 0;
+  ::waitpid(first, &status, 0);
+  BOOST_TEST_REQUIRE(WIFSIGNALED(status));  // the first was still running: a real overlap
+  BOOST_TEST(second.code == 2);
+  BOOST_TEST(contains(second.out, "s.jsonl: error: another sweep is writing this results file"));
+  std::set<std::string> keys;
+  const std::vector<std::string> lines = lines_of(results);
+  for (const std::string& line : lines)
+    keys.insert(nlohmann::json::parse(line).at("key").get<std::string>());
+  BOOST_TEST(keys.size() == lines.size());  // no run twice
+}
+
+BOOST_AUTO_TEST_SUITE_END()
