@@ -133,10 +133,17 @@ void add_sweep(CLI::App& app, Context&) {
       ->capture_default_str();
   cmd->add_option("--workers", *workers, "runs side by side (0: one per core)")
       ->capture_default_str();
-  cmd->callback([c, shard, workers] {
+  auto every = std::make_shared<numeric::Index>(numeric::SweepOptions{}.checkpoint_every);
+  cmd->add_option("--checkpoint-every", *every,
+                  "steps between checkpoints of a run in progress, in RESULTS/checkpoints/ "
+                  "(0: none); the next sweep resumes from them")
+      ->capture_default_str();
+  cmd->callback([c, shard, workers, every] {
     numeric::SweepOptions o;
     std::tie(o.shard, o.shards) = numeric::parse_shard(*shard);
     o.workers = *workers;
+    if (*every < 0) throw InputError("--checkpoint-every must be 0 (none) or positive");
+    o.checkpoint_every = *every;
     sweep(load_specs(c->experiments), *c, o);
   });
 }

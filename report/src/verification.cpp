@@ -167,14 +167,15 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
       ++missing;
     } else {
       const numeric::RunRecord& r = *hit->second;
-      row.status = r.status;
+      row.status = std::string(numeric::to_string(r.status));
       row.best_nmse = r.best_validation_nmse;
       row.parameters = r.parameters;
       row.parameters_theory = r.parameters_theory;
       row.seconds = r.seconds;
       out.run_seconds += r.seconds;
-      if (r.status == "diverged") ++diverged;
-      cell.nmse.push_back(r.status == "diverged" ? std::numeric_limits<double>::infinity()
+      const bool lost = r.status == numeric::RunStatus::kDiverged;
+      if (lost) ++diverged;
+      cell.nmse.push_back(lost ? std::numeric_limits<double>::infinity()
                                                  : r.best_validation_nmse);
       cell.theory_params.push_back(static_cast<double>(r.parameters_theory));
     }

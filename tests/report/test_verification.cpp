@@ -40,7 +40,7 @@ std::vector<nm::RunRecord> measure(const nm::ExperimentSpec& spec,
     rec.key = r.key;
     rec.experiment = r.experiment;
     rec.labels = r.labels;
-    rec.status = "completed";
+    rec.status = nm::RunStatus::kConverged;
     rec.best_validation_nmse = nmse(r) * std::pow(10.0, 0.05 * rng.normal());
     rec.parameters = rec.parameters_theory = 100 * r.model.ffn_width;
     out.push_back(rec);
