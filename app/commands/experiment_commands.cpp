@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "infoflow/numeric/experiment.hpp"
 #include "infoflow/report/experiment_report.hpp"
+#include "infoflow/report/reported.hpp"
 #include "infoflow/report/verification.hpp"
 #include "infoflow/theorems/engine.hpp"
 
@@ -114,7 +116,12 @@ std::vector<report::ExperimentResult> verify_all(const std::vector<numeric::Expe
     std::vector<std::string> warnings;
     const std::vector<numeric::RunRecord> records = c.store(s).read(&warnings);
     for (const std::string& w : warnings) std::cerr << "infoflow: warning: " << w << "\n";
-    out.push_back(report::verify(s, c.profile, records, engine));
+    report::ExperimentResult r = report::verify(s, c.profile, records, engine);
+    if (const std::optional<report::ReportedValues> paper = report::reported_for(s)) {
+      r.reported = report::compare_with_reported(r, *paper);
+      r.reported_source = paper->provenance + ": " + paper->paper;
+    }
+    out.push_back(std::move(r));
   }
   return out;
 }

@@ -160,6 +160,7 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
     cell.plan = &plans.at(id);
     RunRow row;
     row.labels = run.labels;
+    row.tokens = run.task.tokens;
     row.predicted_verdict = theorems::to_text(cell.plan->verdict);
     row.predicted_rate = cell.plan->rate().print(symbolic::Landau::kBigO);
     const auto hit = by_key.find(run.key);
@@ -390,8 +391,21 @@ std::string verification_text(const ExperimentResult& r) {
     out += fmt::format("  [{}] {}\n    predicted: {}\n    measured:  {}\n    why:       {}\n",
                        to_text(c.verdict), c.group, c.prediction, c.measured, c.why);
   }
+  if (!r.reported.empty()) {
+    out += "  reported by the paper (" + r.reported_source + ") against ours (min / median over "
+           "seeds):\n";
+    for (const PaperComparison& c : r.reported) {
+      out += fmt::format("    {}: paper {}, ours {} / {} ({} runs, {} converged), ratio {}\n",
+                         c.configuration, sci(c.paper), sci(c.ours_min), sci(c.ours_median),
+                         c.seeds, c.converged, ratio_text(c));
+    }
+  }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";
   return out;
+}
+
+std::string ratio_text(const PaperComparison& c) {
+  return c.seeds > 0 ? fmt::format("{:.3g}", c.ours_min / c.paper) : "n/a";
 }
 
 }  // namespace infoflow::report

@@ -64,13 +64,24 @@ struct Series {
 /// A run, for the CSV: its labels, result and the engine's prediction.
 struct RunRow {
   std::map<std::string, std::string> labels;
-  std::string status = "missing";
+  long tokens = 0;                  ///< T
+  std::string status = "missing";  ///< missing | converged | budget_reached | diverged
   double best_nmse = 0;
   long parameters = 0;
   long parameters_theory = 0;
   double seconds = 0;
   std::string predicted_verdict;
   std::string predicted_rate;
+};
+
+/// One reported value beside our runs of the same configuration.
+struct PaperComparison {
+  std::string configuration;  ///< "D = 2, T = 64, heads D,D"
+  double paper = 0;
+  long seeds = 0;          ///< our finished runs
+  double ours_min = 0;     ///< the paper's statistic
+  double ours_median = 0;  ///< ours
+  long converged = 0;      ///< of our runs
 };
 
 struct ExperimentResult {
@@ -85,6 +96,9 @@ struct ExperimentResult {
   std::vector<RunRow> rows;
   std::vector<std::string> notes;
   double run_seconds = 0;  ///< training time summed over the runs
+  /// A paper's reported values beside ours (report/reported.hpp), and where they come from.
+  std::vector<PaperComparison> reported;
+  std::string reported_source;
 };
 
 /// Joins the engine's predictions with the stored runs of `profile`.
@@ -92,6 +106,9 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
                         const std::vector<numeric::RunRecord>& records, theorems::Engine& engine);
 
 std::string verification_text(const ExperimentResult& r);
+
+/// "ours / paper" as text ("n/a" without runs).
+std::string ratio_text(const PaperComparison& c);
 
 }  // namespace infoflow::report
 
