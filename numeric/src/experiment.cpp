@@ -494,6 +494,7 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
                        {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
                        {"best_step", r.best_step},
                        {"steps_done", r.steps_done},
+                       {"resumed_from", r.resumed_from},
                        {"diverged_at", r.diverged_at},
                        {"parameters", r.parameters.total},
                        {"parameters_theory", r.parameters.theory()},
