@@ -103,7 +103,9 @@ nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
             {"seed", t.seed},
             {"chunks", t.chunks},
             {"threads", r.threads_used},
-            {"precision", numeric::to_string(t.precision)}}},
+            {"precision", numeric::to_string(t.precision)},
+            {"plateau_tolerance", t.plateau_tolerance},
+            {"max_steps", t.budget()}}},
           {"parameters",
            {{"total", r.parameters.total},
             {"theory_M", r.parameters.theory()},
@@ -114,7 +116,9 @@ nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
             {"readout", r.parameters.readout}}},
           {"result",
            {{"status", numeric::to_string(r.status)},
+            {"converged", r.status == numeric::RunStatus::kConverged},
             {"steps_done", r.steps_done},
+            {"resumed_from", r.resumed_from},
             {"diverged_at", r.diverged_at},
             {"best_validation_nmse", r.best_validation_nmse},
             {"best_step", r.best_step},
@@ -133,9 +137,11 @@ nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
 std::string summary(const TrainArguments& a, const numeric::ModelConfig& m,
                     const numeric::TrainResult& r) {
   std::string status =
-      r.status == numeric::RunStatus::kCompleted
-          ? fmt::format("best validation NMSE {:.3e} at step {}, final {:.3e}",
-                        r.best_validation_nmse, r.best_step, r.final_validation_nmse)
+      r.status != numeric::RunStatus::kDiverged
+          ? fmt::format("best validation NMSE {:.3e} at step {}, final {:.3e} ({})",
+                        r.best_validation_nmse, r.best_step, r.final_validation_nmse,
+                        r.status == numeric::RunStatus::kConverged ? "converged"
+                                                                   : "budget reached, not converged")
           : fmt::format("DIVERGED at step {} (loss or gradient not finite)", r.diverged_at);
   return fmt::format(
       "train {} T={} d={} L={} heads={} E={}: {}; {} parameters (M = {}); {} steps in {:.1f} s "
@@ -214,6 +220,17 @@ void add_train(CLI::App& app, Context& ctx) {
                   "not on --threads)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "float32 or float64")->capture_default_str();
+  cmd->add_option("--until-plateau", t.max_steps,
+                  "train until the validation curve plateaus, from --steps on, at most this "
+                  "many steps (the schedule spans them)");
+  cmd->add_option("--plateau-tolerance", t.plateau_tolerance,
+                  "converged: the best validation NMSE improved by less than this fraction over "
+                  "the last quarter of the steps")
+      ->capture_default_str();
+  cmd->add_option("--checkpoint", t.checkpoint,
+                  "keep a checkpoint in this file and resume from it if it exists");
+  cmd->add_option("--checkpoint-every", t.checkpoint_every, "steps between checkpoints")
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON: configuration, parameter count, timings, NMSE, curve");
   cmd->add_option("-o,--output", a->output, "write here (atomically) instead of standard output");
   cmd->callback([a, cmd, &ctx] {
@@ -234,6 +251,11 @@ void add_train(CLI::App& app, Context& ctx) {
                                              : numeric::parse_positional_encoding(a->positional);
     model.validate();
     a->training.precision = numeric::parse_precision(a->precision);
+    // The task's random parameters are not in its description: the tag refuses a checkpoint
+    // of another task seed.
+    a->training.checkpoint_tag =
+        fmt::format("task_seed={} D={} k={} T0={} norm={}", a->task.seed, a->task.comparisons,
+                    a->task.rank, a->task.positions, a->norm);
     a->training.validate();
 
     numeric::ProgressCallback progress;

@@ -47,8 +47,9 @@ const std::set<std::string> kIntegerKeys{"T",        "D",          "k",
                                          "head_dim", "ffn_width",  "readout_width",
                                          "seeds",    "steps",      "batch",
                                          "warmup",   "eval_every", "val_size",
-                                         "task_seed"};
-const std::set<std::string> kNumberKeys{"lr", "weight_decay", "min_lr_ratio", "clip", "scale"};
+                                         "task_seed", "until_plateau"};
+const std::set<std::string> kNumberKeys{"lr",    "weight_decay", "min_lr_ratio",
+                                        "clip",  "scale",        "plateau_tolerance"};
 const std::set<std::string> kStringKeys{"heads", "pe", "activation", "precision", "norm"};
 const std::set<std::string> kBoolKeys{"pre_ln"};
 
@@ -166,7 +167,7 @@ json config_json(const RunConfig& r) {
             {"task_seed", r.task.seed},
             {"inputs", {r.inputs.variance, r.inputs.min_norm, r.inputs.max_norm}}};
   }
-  return {{"task", task},
+  json config = {{"task", task},
           {"model",
            {{"heads", m.heads},
             {"E", m.embedding},
@@ -190,6 +191,13 @@ json config_json(const RunConfig& r) {
             {"seed", t.seed},
             {"chunks", t.chunks},
             {"precision", to_string(t.precision)}}}};
+  // Only where they differ from the defaults, so that the keys of earlier results still hold.
+  const TrainOptions defaults;
+  json& training = config["training"];
+  if (t.max_steps != defaults.max_steps) training["until_plateau"] = t.max_steps;
+  if (t.plateau_tolerance != defaults.plateau_tolerance)
+    training["plateau_tolerance"] = t.plateau_tolerance;
+  return config;
 }
 
 double number_or_inf(const json& j) {
@@ -198,6 +206,13 @@ double number_or_inf(const json& j) {
 
 json finite_or_null(double x) {
   return std::isfinite(x) ? json(x) : json(nullptr);
+}
+
+/// [[step, validation NMSE], ...]: what the plateau test and the report's curves need.
+json validation_curve(const TrainResult& r) {
+  json out = json::array();
+  for (const CurvePoint& p : r.curve) out.push_back({p.step, finite_or_null(p.validation_nmse)});
+  return out;
 }
 
 }  // namespace
@@ -427,6 +442,10 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
         r.training.min_lr_ratio = x;
       else if (key == "clip")
         r.training.clip = x;
+      else if (key == "until_plateau")
+        r.training.max_steps = i;
+      else if (key == "plateau_tolerance")
+        r.training.plateau_tolerance = x;
       else if (key == "scale")
         r.model.attention_scale = x;
       else if (key == "pre_ln")
@@ -563,7 +582,7 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
       r.key = j.at("key").get<std::string>();
       r.experiment = j.at("experiment").get<std::string>();
       r.labels = j.at("labels").get<std::map<std::string, std::string>>();
-      r.status = j.at("status").get<std::string>();
+      r.status = parse_run_status(j.at("status").get<std::string>());
       r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
       r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
       r.steps_done = j.at("steps_done").get<long>();
@@ -572,6 +591,10 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
       r.parameters_theory = j.at("parameters_theory").get<long>();
       r.seconds = j.at("seconds").get<double>();
       r.seed = j.at("config").at("training").at("seed").get<std::uint64_t>();
+      if (j.contains("curve")) {
+        for (const json& point : j.at("curve"))
+          r.curve.emplace_back(point.at(0).get<long>(), number_or_inf(point.at(1)));
+      }
       if (seen.insert(r.key).second) out.push_back(std::move(r));
     } catch (const std::exception& e) {
       if (warnings != nullptr) {
@@ -590,15 +613,18 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
                        {"config", config_json(run)},
                        {"code_version", kCodeVersion},
                        {"status", to_string(r.status)},
+                       {"converged", r.status == RunStatus::kConverged},
                        {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},
                        {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
                        {"best_step", r.best_step},
                        {"steps_done", r.steps_done},
+                       {"resumed_from", r.resumed_from},
                        {"diverged_at", r.diverged_at},
                        {"parameters", r.parameters.total},
                        {"parameters_theory", r.parameters.theory()},
                        {"seconds", r.seconds_total},
-                       {"target_std", r.target_std}};
+                       {"target_std", r.target_std},
+                       {"curve", validation_curve(r)}};
   std::string line = record.dump() + "\n";
   create_parent(file_);
   const int fd = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -624,6 +650,11 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
     io_failure("cannot append to the results file", file_, cause);
   }
   ::close(fd);
+}
+
+fs::path checkpoint_path(const ResultStore& store, const RunConfig& run) {
+  const fs::path dir = store.file().has_parent_path() ? store.file().parent_path() : ".";
+  return dir / "checkpoints" / run.experiment / (run.key + ".ckpt");
 }
 
 std::pair<Index, Index> parse_shard(const std::string& text) {
@@ -677,12 +708,18 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
         if (failure) return;
       }
       try {
-        const RunConfig& run = *pending[i];
+        RunConfig run = *pending[i];
+        if (o.checkpoint_every > 0) {
+          run.training.checkpoint = checkpoint_path(store, run);
+          run.training.checkpoint_every = o.checkpoint_every;
+          run.training.checkpoint_tag = run.key;
+        }
         const std::unique_ptr<Task> task = run.make();
         const TrainResult result = train(run.model, *task, run.training);
         // One writer at a time: append() looks at the file's last byte before writing.
         const std::lock_guard<std::mutex> lock(mutex);
         store.append(run, result);
+        if (!run.training.checkpoint.empty()) fs::remove(run.training.checkpoint);
         ++state.done;
         if (result.status == RunStatus::kDiverged)
           ++summary.diverged;

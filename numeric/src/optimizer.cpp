@@ -51,6 +51,13 @@ void AdamW<Scalar>::step(Scalar* parameters, const Scalar* gradient, double lr) 
 }
 
 template <class Scalar>
+void AdamW<Scalar>::restore(const Scalar* first, const Scalar* second, Index steps) {
+  std::copy_n(first, m_.size(), m_.begin());
+  std::copy_n(second, v_.size(), v_.begin());
+  steps_ = steps;
+}
+
+template <class Scalar>
 double clip_gradient_norm(Scalar* gradient, Index size, double max_norm) {
   Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, 1>> g(gradient, size);
   const double norm = static_cast<double>(g.norm());

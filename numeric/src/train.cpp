@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <limits>
+
+#include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
+#include "infoflow/numeric/checkpoint.hpp"
 #include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/transformer.hpp"
 
@@ -25,7 +30,35 @@ Precision parse_precision(std::string_view text) {
 }
 
 std::string_view to_string(RunStatus s) {
-  return s == RunStatus::kCompleted ? "completed" : "diverged";
+  switch (s) {
+    case RunStatus::kConverged:
+      return "converged";
+    case RunStatus::kBudgetReached:
+      return "budget_reached";
+    case RunStatus::kDiverged:
+      return "diverged";
+  }
+  return "";
+}
+
+RunStatus parse_run_status(std::string_view text) {
+  if (text == "converged") return RunStatus::kConverged;
+  if (text == "budget_reached" || text == "completed") return RunStatus::kBudgetReached;
+  if (text == "diverged") return RunStatus::kDiverged;
+  throw InputError("unknown run status '" + std::string(text) +
+                   "' (expected converged, budget_reached or diverged)");
+}
+
+bool plateaued(const std::vector<CurvePoint>& curve, double tolerance) {
+  if (curve.empty()) return false;
+  const Index last = curve.back().step;
+  double early = std::numeric_limits<double>::infinity();
+  double best = std::numeric_limits<double>::infinity();
+  for (const CurvePoint& p : curve) {
+    best = std::min(best, p.validation_nmse);
+    if (4 * p.step <= 3 * last) early = std::min(early, p.validation_nmse);
+  }
+  return std::isfinite(early) && early - best < tolerance * early;
 }
 
 namespace {
@@ -60,6 +93,29 @@ std::vector<Chunk> cut(Index total, Index pieces) {
     first += count;
   }
   return out;
+}
+
+/// Everything that decides a run's numbers, so that a checkpoint is only resumed by its own run.
+std::string fingerprint(const ModelConfig& m, const Task& task, const TrainOptions& o,
+                        Index scalar_bytes) {
+  std::string heads;
+  for (const Index h : m.heads) heads += std::to_string(h) + ",";
+  return fmt::format(
+      "{}|{}|T={} d={} E={} heads={} n={} W={} R={} act={} pe={} preln={} scale={:a}|steps={} "
+      "max={} batch={} lr={:a} b1={:a} b2={:a} eps={:a} wd={:a} warmup={} min={:a} clip={:a} "
+      "eval={} val={} seed={} chunks={} bytes={} plateau={:a}|{}",
+      task.name(), task.description(), m.tokens, m.token_dim, m.embedding, heads, m.head_dim,
+      m.ffn_width, m.readout_width, to_string(m.activation), to_string(m.positional),
+      m.pre_layer_norm, m.attention_scale, o.steps, o.max_steps, o.batch, o.adam.learning_rate,
+      o.adam.beta1, o.adam.beta2, o.adam.epsilon, o.adam.weight_decay, o.warmup_steps(),
+      o.min_lr_ratio, o.clip, o.eval_interval(), o.validation_size, o.seed, o.chunks,
+      scalar_bytes, o.plateau_tolerance, o.checkpoint_tag);
+}
+
+template <class Scalar>
+std::vector<unsigned char> raw(const Scalar* data, Index count) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+  return std::vector<unsigned char>(bytes, bytes + count * static_cast<Index>(sizeof(Scalar)));
 }
 
 template <class Scalar>
@@ -138,13 +194,64 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   std::vector<double> chunk_sse(static_cast<std::size_t>(chunks));
 
   AdamW<Scalar> optimizer(model.layout(), o.adam);
-  const Schedule schedule{o.adam.learning_rate, o.warmup_steps(), o.steps, o.min_lr_ratio};
+  const Index budget = o.budget();
+  const Schedule schedule{o.adam.learning_rate, o.warmup_steps(), budget, o.min_lr_ratio};
   const Index interval = o.eval_interval();
   result.best_validation_nmse = std::numeric_limits<double>::infinity();
   double training_seconds = 0;
+  double earlier_seconds = 0;  // of the invocations before a resume
   Clock::time_point last_report = Clock::now();
 
-  for (Index step = 0; step < o.steps; ++step) {
+  const std::string print = fingerprint(config, task, o, sizeof(Scalar));
+  Index first_step = 0;
+  bool finished = false;
+  if (!o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
+    const Checkpoint c = load_checkpoint(o.checkpoint);
+    require(c.fingerprint == print, "the checkpoint " + o.checkpoint.string() +
+                                        " belongs to another configuration");
+    require(c.parameters.size() == static_cast<std::size_t>(size) * sizeof(Scalar) &&
+                c.first_moment.size() == c.parameters.size() &&
+                c.second_moment.size() == c.parameters.size(),
+            "the checkpoint " + o.checkpoint.string() + " has the wrong number of parameters");
+    std::memcpy(model.parameters().data(), c.parameters.data(), c.parameters.size());
+    AlignedVector<Scalar> m(static_cast<std::size_t>(size));
+    AlignedVector<Scalar> v(static_cast<std::size_t>(size));
+    std::memcpy(m.data(), c.first_moment.data(), c.first_moment.size());
+    std::memcpy(v.data(), c.second_moment.data(), c.second_moment.size());
+    optimizer.restore(m.data(), v.data(), c.optimizer_steps);
+    result.curve = c.curve;
+    result.best_validation_nmse = c.best_validation_nmse;
+    result.best_step = c.best_step;
+    result.final_validation_nmse = c.final_validation_nmse;
+    result.steps_done = c.steps_done;
+    result.resumed_from = c.steps_done;
+    result.status = c.status;
+    training_seconds = c.seconds_training;
+    earlier_seconds = c.seconds_total;
+    first_step = c.steps_done;
+    finished = c.finished;
+  }
+  auto save = [&](bool done) {
+    Checkpoint c;
+    c.fingerprint = print;
+    c.steps_done = result.steps_done;
+    c.finished = done;
+    c.status = result.status;
+    c.scalar_bytes = static_cast<Index>(sizeof(Scalar));
+    c.optimizer_steps = optimizer.steps_taken();
+    c.parameters = raw(model.parameters().data(), size);
+    c.first_moment = raw(optimizer.first_moment(), size);
+    c.second_moment = raw(optimizer.second_moment(), size);
+    c.curve = result.curve;
+    c.best_validation_nmse = result.best_validation_nmse;
+    c.best_step = result.best_step;
+    c.final_validation_nmse = result.final_validation_nmse;
+    c.seconds_training = training_seconds;
+    c.seconds_total = earlier_seconds + seconds_since(start);
+    save_checkpoint(o.checkpoint, c);
+  };
+
+  for (Index step = first_step; step < budget && !finished; ++step) {
     const Clock::time_point step_start = Clock::now();
     const std::uint64_t step_seed =
         derive_seed(o.seed, {kTraining, static_cast<std::uint64_t>(step)});
@@ -188,7 +295,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     result.steps_done = step + 1;
     training_seconds += seconds_since(step_start);
 
-    const bool evaluate_now = (step + 1) % interval == 0 || step + 1 == o.steps;
+    const bool evaluate_now = (step + 1) % interval == 0 || step + 1 == budget;
     if (evaluate_now) {
       const double nmse = evaluate();
       result.curve.push_back({step + 1, lr, train_nmse, nmse});
@@ -204,14 +311,26 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
         result.best_step = step + 1;
       }
       result.final_validation_nmse = nmse;
+      // Training until the plateau: stop at the first evaluation from `steps` on where it holds.
+      if (o.max_steps > 0 && step + 1 >= o.steps && plateaued(result.curve, o.plateau_tolerance))
+        finished = true;
     }
     if (progress && (evaluate_now || seconds_since(last_report) > 0.25)) {
       last_report = Clock::now();
-      progress({step + 1, o.steps, train_nmse, result.best_validation_nmse, seconds_since(start)});
+      progress({step + 1, budget, train_nmse, result.best_validation_nmse, seconds_since(start)});
+    }
+    if (!o.checkpoint.empty() && !finished && step + 1 < budget && o.checkpoint_every > 0 &&
+        (step + 1) % o.checkpoint_every == 0) {
+      save(false);
     }
   }
+  if (result.status != RunStatus::kDiverged) {
+    result.status = plateaued(result.curve, o.plateau_tolerance) ? RunStatus::kConverged
+                                                                 : RunStatus::kBudgetReached;
+    if (!o.checkpoint.empty()) save(true);
+  }
   result.seconds_training = training_seconds;
-  result.seconds_total = seconds_since(start);
+  result.seconds_total = earlier_seconds + seconds_since(start);
   return result;
 }
 
@@ -240,10 +359,19 @@ void TrainOptions::validate() const {
               " sequences");
   require(threads >= 0, "the thread count must be positive (0: all cores)");
   require(chunks >= 1, "the chunk count must be at least 1");
+  require(std::isfinite(plateau_tolerance) && plateau_tolerance >= 0,
+          "the plateau tolerance must be zero or positive");
+  require(max_steps == 0 || max_steps >= steps,
+          "the maximum budget (--until-plateau) must be at least the number of steps");
+  require(checkpoint_every >= 0, "the checkpoint interval must be zero (off) or positive");
 }
 
 Index TrainOptions::warmup_steps() const {
   return warmup >= 0 ? warmup : steps / 50;
+}
+
+Index TrainOptions::budget() const {
+  return max_steps > 0 ? max_steps : steps;
 }
 
 Index TrainOptions::eval_interval() const {

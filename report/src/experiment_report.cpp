@@ -103,11 +103,47 @@ std::string claims_table_latex(const ExperimentResult& r) {
       "\n"
       "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
-    out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {} \\\\\n", latex_escape(c.group),
+    out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {}{} \\\\\n", latex_escape(c.group),
                        latex_escape(c.prediction), latex_escape(c.measured), to_text(c.verdict),
-                       latex_escape(c.why));
+                       latex_escape(c.why),
+                       c.cross_check.empty()
+                           ? ""
+                           : " \\textbf{But} " + latex_escape(c.cross_check) + ".");
   }
   return out + "\\bottomrule\n\\end{longtable}\n";
+}
+
+/// The validation curves of the runs that stopped at their budget without converging: what a
+/// reader needs to judge "not converged at this budget".
+std::string curves_pgfplots(const ExperimentResult& r) {
+  std::string out =
+      "\\begin{tikzpicture}\n\\begin{axis}[width=10cm, height=6cm, ymode=log, "
+      "xlabel={step}, ylabel={validation NMSE}, legend style={font=\\tiny, at={(0.5,-0.2)}, "
+      "anchor=north, draw=none}, legend columns=2, grid=major, grid style={gray!25}]\n";
+  for (std::size_t i = 0; i < r.curves.size(); ++i) {
+    out += fmt::format("\\addplot[{}, no marks] coordinates {{", kColours[i % 8]);
+    for (const auto& [step, nmse] : r.curves[i].points) {
+      if (std::isfinite(nmse) && nmse > 0) out += fmt::format(" ({},{:.6e})", step, nmse);
+    }
+    out += "};\n\\addlegendentry{" + latex_escape(r.curves[i].run) + "}\n";
+  }
+  return out + "\\end{axis}\n\\end{tikzpicture}\n";
+}
+
+std::string reported_table_latex(const ExperimentResult& r) {
+  std::string out = "\\begin{center}\n\\begin{tabular}{lrrrr}\n\\toprule\n"
+                    "Configuration & Paper & Ours (min) & Ours (median) & Ours / paper \\\\\n"
+                    "\\midrule\n";
+  for (const PaperComparison& c : r.reported) {
+    out += fmt::format("{} & {:.2e} & {} & {} & {} \\\\\n", latex_escape(c.configuration),
+                       c.paper, c.seeds > 0 ? fmt::format("{:.2e}", c.ours_min) : "--",
+                       c.seeds > 0 ? fmt::format("{:.2e}", c.ours_median) : "--",
+                       ratio_text(c));
+  }
+  return out + "\\bottomrule\n\\end{tabular}\n\\end{center}\n\\noindent Paper values: " +
+         latex_escape(r.reported_source) +
+         ". Both columns are the best validation NMSE; the paper's is the minimum over its "
+         "seeds.\n\n";
 }
 
 std::string results_csv(const std::vector<ExperimentResult>& results) {
@@ -127,12 +163,12 @@ std::string results_csv(const std::vector<ExperimentResult>& results) {
 }
 
 std::string claims_csv(const std::vector<ExperimentResult>& results) {
-  std::string out = "experiment,profile,group,predicted,measured,verdict,why\n";
+  std::string out = "experiment,profile,group,predicted,measured,verdict,why,cross_check\n";
   for (const ExperimentResult& r : results) {
     for (const Claim& c : r.claims) {
-      out += fmt::format("{},{},{},{},{},{},{}\n", r.name, r.profile, csv_field(c.group),
+      out += fmt::format("{},{},{},{},{},{},{},{}\n", r.name, r.profile, csv_field(c.group),
                          csv_field(c.prediction), csv_field(c.measured), to_text(c.verdict),
-                         csv_field(c.why));
+                         csv_field(c.why), csv_field(c.cross_check));
     }
   }
   return out;
@@ -177,6 +213,15 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
     doc += "\\section{" + latex_escape(r.name) + ": " + latex_escape(r.title) + "}\n";
     doc += "\\begin{center}\n\\input{fig_" + r.name + ".tex}\n\\end{center}\n";
     doc += claims_table_latex(r);
+    if (!r.reported.empty()) doc += reported_table_latex(r);
+    if (!r.curves.empty()) {
+      put("curves_" + r.name + ".tex", curves_pgfplots(r));
+      doc += fmt::format(
+          "\\noindent {} runs stopped at their step budget while still improving (plateau "
+          "test, docs/experiments.md); their validation curves:\n\\begin{{center}}\n"
+          "\\input{{curves_{}.tex}}\n\\end{{center}}\n",
+          r.curves.size(), r.name);
+    }
     for (const std::string& n : r.notes) doc += "\\noindent Note: " + latex_escape(n) + "\n\n";
     doc += fmt::format("\\noindent Training time of the runs: {:.0f} s.\n", r.run_seconds);
   }

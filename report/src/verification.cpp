@@ -17,10 +17,67 @@ namespace {
 
 constexpr double kPhaseDecades = 0.5;  // the least gap that counts as a separation
 constexpr double kSaturated = 0.5;     // a median NMSE this high has not learnt the target
+constexpr std::size_t kMinSeeds = 3;      // the fewest runs a configuration's interval needs
+constexpr std::size_t kMinFitPoints = 6;  // the fewest unsaturated points a slope needs
+
+struct Cell {  // one configuration: its runs over seeds
+  std::map<std::string, std::string> labels;
+  std::vector<double> nmse;  ///< +inf for a diverged run
+  std::vector<bool> converged;
+  std::vector<bool> recorded;  ///< the run's record has its curve (false before it was stored)
+  std::vector<double> theory_params;
+  const theorems::Plan* plan = nullptr;
+  long tokens = 0;
+  [[nodiscard]] std::size_t finished() const {
+    return static_cast<std::size_t>(
+        std::count_if(nmse.begin(), nmse.end(), [](double x) { return std::isfinite(x); }));
+  }
+  [[nodiscard]] std::size_t converged_count() const {
+    return static_cast<std::size_t>(std::count(converged.begin(), converged.end(), true));
+  }
+};
+
+/// The first configuration with fewer than kMinSeeds finished runs, as a reason; "" if none.
+std::string too_few_seeds(const std::vector<const Cell*>& cells) {
+  for (const Cell* c : cells) {
+    if (c->finished() < kMinSeeds) {
+      return fmt::format(
+          "too few seeds: {} finished run{} for {} (an interval needs at least {})", c->finished(),
+          c->finished() == 1 ? "" : "s", c->labels.count("heads") ? c->labels.at("heads") : "a point",
+          kMinSeeds);
+    }
+  }
+  return "";
+}
+
+/// "" if every finished run of `cells` converged, else which did not, as a reason.
+std::string not_converged(const std::vector<const Cell*>& cells, const std::string& side) {
+  std::size_t runs = 0;
+  std::size_t converged = 0;
+  std::size_t unrecorded = 0;
+  for (const Cell* c : cells) {
+    runs += c->finished();
+    converged += c->converged_count();
+    for (std::size_t i = 0; i < c->nmse.size(); ++i)
+      unrecorded += std::isfinite(c->nmse[i]) && !c->recorded[i] ? 1 : 0;
+  }
+  if (converged >= runs) return "";
+  return fmt::format(
+      "not converged at this budget: {} of {} runs {} did not pass the plateau test{}, and a "
+      "high NMSE counts only from converged runs",
+      runs - converged, runs, side,
+      unrecorded == 0 ? ""
+                      : fmt::format(" ({} of them predate the convergence record: unknown)",
+                                    unrecorded));
+}
 
 Claim gap_claim(const std::string& group, const std::string& prediction,
-                const std::vector<std::vector<double>>& good,
-                const std::vector<std::vector<double>>& bad, const std::string& medians) {
+                const std::vector<const Cell*>& good_cells,
+                const std::vector<const Cell*>& bad_cells, const std::string& medians) {
+  std::vector<std::vector<double>> good;
+  std::vector<std::vector<double>> bad;
+  for (const Cell* c : good_cells) good.push_back(c->nmse);
+  for (const Cell* c : bad_cells) bad.push_back(c->nmse);
   Claim claim;
   claim.group = group;
   claim.prediction = prediction;
@@ -36,6 +93,22 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
                 : claim.verdict == Agreement::kDisagrees
                     ? "the configurations predicted inefficient do better"
                     : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
+    // A low NMSE supports "efficient" from any run; a high one supports "not efficient" only
+    // from converged runs (agreeing needs the inefficient side converged, disagreeing the
+    // efficient side).
+    const std::string unconverged =
+        claim.verdict == Agreement::kAgrees
+            ? not_converged(bad_cells, "of the configurations predicted inefficient")
+        : claim.verdict == Agreement::kDisagrees
+            ? not_converged(good_cells, "of the configurations predicted efficient")
+            : "";
+    std::vector<const Cell*> all = good_cells;
+    all.insert(all.end(), bad_cells.begin(), bad_cells.end());
+    const std::string few = too_few_seeds(all);
+    if (!few.empty() || !unconverged.empty()) {
+      claim.verdict = Agreement::kInconclusive;
+      claim.why = !few.empty() ? few : unconverged;
+    }
   } catch (const std::invalid_argument&) {
     claim.measured = "no finished run on one side";
     claim.why = "not enough data";
@@ -87,14 +160,6 @@ double as_number(const std::string& s) {
     return std::numeric_limits<double>::quiet_NaN();
   }
 }
-
-struct Cell {  // one configuration: its runs over seeds
-  std::map<std::string, std::string> labels;
-  std::vector<double> nmse;
-  std::vector<double> theory_params;
-  const theorems::Plan* plan = nullptr;
-  long tokens = 0;
-};
 
 Series series_from(const std::string& name, std::vector<std::pair<double, const Cell*>> points) {
   std::sort(points.begin(), points.end(),
@@ -160,6 +225,7 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
     cell.plan = &plans.at(id);
     RunRow row;
     row.labels = run.labels;
+    row.tokens = run.task.tokens;
     row.predicted_verdict = theorems::to_text(cell.plan->verdict);
     row.predicted_rate = cell.plan->priced() ? cell.plan->rate().print(symbolic::Landau::kBigO)
                                              : theorems::to_text(cell.plan->verdict);
@@ -168,15 +234,20 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
       ++missing;
     } else {
       const numeric::RunRecord& r = *hit->second;
-      row.status = r.status;
+      row.status = std::string(numeric::to_string(r.status));
       row.best_nmse = r.best_validation_nmse;
       row.parameters = r.parameters;
       row.parameters_theory = r.parameters_theory;
       row.seconds = r.seconds;
       out.run_seconds += r.seconds;
-      if (r.status == "diverged") ++diverged;
-      cell.nmse.push_back(r.status == "diverged" ? std::numeric_limits<double>::infinity()
+      const bool lost = r.status == numeric::RunStatus::kDiverged;
+      if (lost) ++diverged;
+      cell.nmse.push_back(lost ? std::numeric_limits<double>::infinity()
                                                  : r.best_validation_nmse);
+      cell.converged.push_back(r.converged());
+      cell.recorded.push_back(!r.curve.empty());
+      if (!lost && !r.converged() && !r.curve.empty())
+        out.curves.push_back({labels_except(run.labels, {"heads_pattern"}), r.curve});
       cell.theory_params.push_back(static_cast<double>(r.parameters_theory));
     }
     out.rows.push_back(row);
@@ -198,14 +269,14 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
     for (const auto& [id, c] : cells)
       groups[labels_except(c.labels, {arm, "heads", "heads_pattern", "L"})].push_back(&c);
     for (const auto& [group, members] : groups) {
-      std::vector<std::vector<double>> good;
-      std::vector<std::vector<double>> bad;
+      std::vector<const Cell*> good;
+      std::vector<const Cell*> bad;
       std::string good_names;
       std::string bad_names;
       std::string medians;
       for (const Cell* c : members) {
         const bool efficient = c->plan->verdict == theorems::Verdict::kEfficient;
-        (efficient ? good : bad).push_back(c->nmse);
+        (efficient ? good : bad).push_back(c);
         (efficient ? good_names : bad_names) +=
             (efficient ? good_names : bad_names).empty() ? "" : ", ";
         const std::string name = arm == "heads" || c->labels.count(arm) == 0
@@ -274,13 +345,16 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
       std::vector<double> xs;
       std::vector<std::vector<double>> ys;
       std::vector<std::pair<double, const Cell*>> points;
+      std::vector<const Cell*> fitted;  // points outside saturation: shown and fitted
       for (const Cell* c : members) {
         const double x = exponent ? (c->theory_params.empty() ? 0.0 : c->theory_params.front())
                                   : as_number(c->labels.count(xkey) ? c->labels.at(xkey)
                                                                     : std::to_string(c->tokens));
+        points.emplace_back(x, c);
+        if (c->finished() == 0 || numeric::median_of(c->nmse) >= kSaturated) continue;
         xs.push_back(x);
         ys.push_back(c->nmse);
-        points.emplace_back(x, c);
+        fitted.push_back(c);
       }
       Series s = series_from(line, points);
       Claim claim;
@@ -317,6 +391,12 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
                 "does not learn the target, so its growth in T cannot be measured",
                 s.median.front(), s.x.front());
           }
+          // Growth or flatness in T needs converged runs at every T.
+          const std::string unconverged = not_converged(members, "of this line");
+          if (claim.verdict != Agreement::kInconclusive && !unconverged.empty()) {
+            claim.verdict = Agreement::kInconclusive;
+            claim.why = unconverged;
+          }
         } else {
           const double a = exponent_at(plan, members.front()->tokens);
           s.predicted_slope = -2.0 / a;
@@ -346,17 +426,43 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
                                 "adds optimisation "
                                 "error, which a longer run may reduce)",
                                 s.predicted_slope);
+          // Too shallow a fall counts only from converged runs.
+          if (claim.verdict == Agreement::kDisagrees &&
+              !not_converged(fitted, "of the fitted points").empty()) {
+            claim.verdict = Agreement::kInconclusive;
+            claim.why = not_converged(fitted, "of the fitted points");
+          }
         }
       } catch (const std::invalid_argument&) {
-        claim.measured = "fewer than two points with finished runs";
-        claim.why = "not enough data";
+        claim.measured = "fewer than two points outside saturation";
+        claim.why = !s.median.empty() && s.median.front() >= kSaturated
+                        ? fmt::format(
+                              "saturated: the median NMSE is {:.2f} already at {} = {:g}; at this "
+                              "budget the network does not learn the target",
+                              s.median.front(), exponent ? "M" : "T", s.x.front())
+                        : fmt::format(
+                              "only {} point{} outside saturation (median NMSE < {}); a slope "
+                              "needs at least {}",
+                              fitted.size(), fitted.size() == 1 ? "" : "s", kSaturated,
+                              kMinFitPoints);
+      }
+      // A slope needs enough unsaturated points, each with enough seeds.
+      const std::string few = too_few_seeds(fitted);
+      if (claim.verdict != Agreement::kInconclusive &&
+          (fitted.size() < kMinFitPoints || !few.empty())) {
+        claim.verdict = Agreement::kInconclusive;
+        claim.why = !few.empty() ? few
+                                 : fmt::format(
+                                       "only {} points outside saturation (median NMSE < {}); a "
+                                       "slope needs at least {}",
+                                       fitted.size(), kSaturated, kMinFitPoints);
       }
       out.claims.push_back(claim);
       out.series.push_back(s);
     }
     if (!exponent) {  // arms predicted differently: compare them at the largest T
-      std::vector<std::vector<double>> good;
-      std::vector<std::vector<double>> bad;
+      std::vector<const Cell*> good;
+      std::vector<const Cell*> bad;
       std::string good_names;
       std::string bad_names;
       std::string medians;
@@ -368,7 +474,7 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
         for (const Cell* c : members) {
           if (static_cast<double>(c->tokens) != largest) continue;
           const bool efficient = c->plan->verdict == theorems::Verdict::kEfficient;
-          (efficient ? good : bad).push_back(c->nmse);
+          (efficient ? good : bad).push_back(c);
           std::string& names = efficient ? good_names : bad_names;
           names += (names.empty() ? "" : "; ") + line;
           medians += fmt::format("{}{}: {}", medians.empty() ? "" : "; ", line,
@@ -393,9 +499,33 @@ std::string verification_text(const ExperimentResult& r) {
   for (const Claim& c : r.claims) {
     out += fmt::format("  [{}] {}\n    predicted: {}\n    measured:  {}\n    why:       {}\n",
                        to_text(c.verdict), c.group, c.prediction, c.measured, c.why);
+    if (!c.cross_check.empty()) out += "    BUT:       " + c.cross_check + "\n";
+  }
+  if (!r.reported.empty()) {
+    out += "  reported by the paper (" + r.reported_source + ") against ours (min / median over "
+           "seeds):\n";
+    for (const PaperComparison& c : r.reported) {
+      out += fmt::format("    {}: paper {}, ours {} / {} ({} runs, {} converged), ratio {}\n",
+                         c.configuration, sci(c.paper), sci(c.ours_min), sci(c.ours_median),
+                         c.seeds, c.converged, ratio_text(c));
+    }
   }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";
   return out;
+}
+
+void cross_check(ExperimentResult& r, const ExperimentResult& other) {
+  for (Claim& c : r.claims) {
+    for (const Claim& o : other.claims) {
+      if (o.group != c.group || o.verdict == c.verdict) continue;
+      c.cross_check = fmt::format("the {} profile's results say: {} ({}; {})", other.profile,
+                                  to_text(o.verdict), o.measured, o.why);
+    }
+  }
+}
+
+std::string ratio_text(const PaperComparison& c) {
+  return c.seeds > 0 ? fmt::format("{:.3g}", c.ours_min / c.paper) : "n/a";
 }
 
 }  // namespace infoflow::report

@@ -129,7 +129,9 @@ BOOST_AUTO_TEST_CASE(train_prints_a_summary_and_json) {
   const nlohmann::json r = nlohmann::json::parse(j.out);
   BOOST_TEST(r["training"]["seed"].get<int>() == 3);
   BOOST_TEST(r["parameters"]["total"].get<int>() > r["parameters"]["theory_M"].get<int>());
-  BOOST_TEST(r["result"]["status"].get<std::string>() == "completed");
+  const std::string status = r["result"]["status"].get<std::string>();
+  BOOST_TEST((status == "converged" || status == "budget_reached"));
+  BOOST_TEST(r["result"]["converged"].get<bool>() == (status == "converged"));
   BOOST_TEST(r["curve"].size() == 20u);
   BOOST_TEST(r["timing"]["ms_per_step"].get<double>() > 0.0);
   // The same seed prints the same numbers.
@@ -356,6 +358,67 @@ BOOST_AUTO_TEST_CASE(a_sweep_killed_mid_way_resumes_and_keeps_every_run_once) {
   BOOST_TEST(keys.size() == 12u);  // every run exactly once
   for (std::size_t i = 0; i < before.size(); ++i)
     BOOST_TEST(after[i] == before[i]);  // finished runs kept as they were
+}
+
+BOOST_AUTO_TEST_CASE(a_sweep_killed_mid_run_resumes_that_run_from_its_checkpoint_bitwise) {
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
+  std::ofstream(dir / "c.toml")
+      << "[experiment]\nname = \"c\"\nclaim = \"growth_in_T\"\ntask = \"min_inner\"\n"
+         "[profile.quick]\nT = 6\nheads = \"1,1\"\nE = 8\nseeds = [1]\nsteps = 8000\n"
+         "batch = 16\nval_size = 64\neval_every = 500\n";
+  const std::string spec = (dir / "c.toml").string();
+  const std::filesystem::path checkpoints = dir / "a" / "checkpoints" / "c";
+  const pid_t pid = ::fork();
+  BOOST_TEST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string out = (dir / "a").string();
+    ::execl(INFOFLOW_BINARY, INFOFLOW_BINARY, "sweep", spec.c_str(), "--results", out.c_str(),
+            "--workers", "1", "--checkpoint-every", "500", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Kill it once a checkpoint is there, mid-run.
+  for (int i = 0; i < 2400 && (!std::filesystem::exists(checkpoints) ||
+                               std::filesystem::is_empty(checkpoints));
+       ++i)
+    ::usleep(50000);
+  ::usleep(300000);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  BOOST_TEST_REQUIRE(WIFSIGNALED(status));
+  BOOST_TEST_REQUIRE(lines_of(dir / "a" / "c.jsonl").empty());  // stopped before the end
+  BOOST_TEST_REQUIRE(run("sweep " + spec + " --results " + (dir / "a").string()).code == 0);
+  BOOST_TEST(std::filesystem::is_empty(checkpoints));  // removed once the run is recorded
+  BOOST_TEST_REQUIRE(
+      run("sweep " + spec + " --results " + (dir / "b").string() + " --checkpoint-every 0").code ==
+      0);
+  const std::vector<std::string> a = lines_of(dir / "a" / "c.jsonl");
+  const std::vector<std::string> b = lines_of(dir / "b" / "c.jsonl");
+  BOOST_TEST_REQUIRE(a.size() == 1u);
+  BOOST_TEST_REQUIRE(b.size() == 1u);
+  const nlohmann::json resumed = nlohmann::json::parse(a[0]);
+  const nlohmann::json whole = nlohmann::json::parse(b[0]);
+  BOOST_TEST(resumed["resumed_from"].get<long>() > 0);
+  BOOST_TEST(resumed["resumed_from"].get<long>() < 8000);
+  BOOST_TEST(whole["resumed_from"].get<long>() == 0);
+  BOOST_TEST(resumed["curve"].dump() == whole["curve"].dump());  // bitwise the same numbers
+  BOOST_TEST(resumed["best_validation_nmse"].get<double>() ==
+             whole["best_validation_nmse"].get<double>());
+  BOOST_TEST(resumed["key"] == whole["key"]);
+}
+
+BOOST_AUTO_TEST_CASE(train_refuses_a_checkpoint_of_another_configuration) {
+  const TempDir temp;
+  const std::string base = "train --task intrinsic_dim --D 2 --T 6 --heads 2,2 --E 8 --steps 50 "
+                           "--batch 8 --val-size 32 --checkpoint " +
+                           (temp.dir() / "run.ckpt").string();
+  BOOST_TEST_REQUIRE(run(base).code == 0);
+  const Run again = run(base);  // finished: the same result at once
+  BOOST_TEST(again.code == 0);
+  const Run other = run(base + " --task-seed 7");
+  BOOST_TEST(other.code == 2);
+  BOOST_TEST(contains(other.out, "belongs to another configuration"));
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_experiment_is_rejected_before_anything_runs) {

@@ -31,8 +31,11 @@ struct Fixture {
 };
 
 /// A record for every run of the profile, NMSE from `nmse(run)` times noise of 0.05 decade.
-std::vector<nm::RunRecord> measure(const nm::ExperimentSpec& spec,
-                                   const std::function<double(const nm::RunConfig&)>& nmse) {
+std::vector<nm::RunRecord> measure(
+    const nm::ExperimentSpec& spec, const std::function<double(const nm::RunConfig&)>& nmse,
+    const std::function<bool(const nm::RunConfig&)>& converged = [](const nm::RunConfig&) {
+      return true;
+    }) {
   std::vector<nm::RunRecord> out;
   infoflow::Rng rng(3);
   for (const nm::RunConfig& r : spec.runs("quick")) {
@@ -40,7 +43,8 @@ std::vector<nm::RunRecord> measure(const nm::ExperimentSpec& spec,
     rec.key = r.key;
     rec.experiment = r.experiment;
     rec.labels = r.labels;
-    rec.status = "completed";
+    rec.status = converged(r) ? nm::RunStatus::kConverged : nm::RunStatus::kBudgetReached;
+    rec.curve = {{100, 1.0}, {200, rec.best_validation_nmse}};
     rec.best_validation_nmse = nmse(r) * std::pow(10.0, 0.05 * rng.normal());
     rec.parameters = rec.parameters_theory = 100 * r.model.ffn_width;
     out.push_back(rec);
@@ -68,7 +72,7 @@ name = "growth"
 claim = "growth_in_T"
 task = "min_inner"
 [profile.quick]
-T = [4, 8, 16, 32]
+T = [4, 6, 8, 12, 16, 24, 32]
 heads = ["1", "1,1"]
 E = 16
 seeds = [1, 2, 3]
@@ -84,7 +88,7 @@ T0 = 8
 T = 8
 heads = "1"
 E = 8
-ffn_width = [8, 16, 32, 64]
+ffn_width = [8, 16, 32, 64, 128, 256]
 seeds = [1, 2, 3]
 )";
 
@@ -117,6 +121,54 @@ BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagree
   BOOST_TEST(partial.notes[0].find("7 of 12 runs have no result yet") == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const nm::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  auto clear = [&](const nm::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; };
+  // The inefficient side still improving at its budget: the gap may be the budget's.
+  const rp::ExperimentResult unconverged = rp::verify(
+      s, "quick",
+      measure(s, clear, [&](const nm::RunConfig& r) { return efficient(r); }), engine);
+  for (const rp::Claim& c : unconverged.claims) {
+    BOOST_TEST(rp::to_text(c.verdict) == "inconclusive");
+    BOOST_TEST(c.why.find("not converged at this budget") == 0u, c.why);
+  }
+  BOOST_TEST(unconverged.curves.size() == 6u);  // their learning curves go to the report
+  // The efficient side unconverged does not matter when it is the low one.
+  const rp::ExperimentResult low_unconverged = rp::verify(
+      s, "quick",
+      measure(s, clear, [&](const nm::RunConfig& r) { return !efficient(r); }), engine);
+  for (const rp::Claim& c : low_unconverged.claims) BOOST_TEST(rp::to_text(c.verdict) == "agrees");
+  // Two seeds: no interval.
+  std::vector<nm::RunRecord> two = measure(s, clear);
+  std::erase_if(two, [](const nm::RunRecord& r) { return r.labels.at("seed") == "3"; });
+  for (const rp::Claim& c : rp::verify(s, "quick", two, engine).claims) {
+    BOOST_TEST(rp::to_text(c.verdict) == "inconclusive");
+    BOOST_TEST(c.why.find("too few seeds") == 0u, c.why);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_quick_verdict_that_the_full_results_contradict_says_so) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const nm::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  rp::ExperimentResult quick = rp::verify(
+      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; }),
+      engine);
+  rp::ExperimentResult full = rp::verify(
+      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-2 : 1e-5; }),
+      engine);
+  full.profile = "full";
+  rp::cross_check(quick, full);
+  for (const rp::Claim& c : quick.claims)
+    BOOST_TEST(c.cross_check.find("the full profile's results say: disagrees") == 0u);
+  rp::ExperimentResult same = quick;
+  for (rp::Claim& c : same.claims) c.cross_check.clear();
+  rp::cross_check(same, quick);
+  for (const rp::Claim& c : same.claims) BOOST_TEST(c.cross_check.empty());
+}
+
 BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   th::Engine engine(catalogue);
   const nm::ExperimentSpec s = spec("growth", kGrowth);
@@ -140,6 +192,7 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
       measure(s, [](const nm::RunConfig& c) { return c.model.heads.size() == 1 ? 0.9 : 1e-3; }),
       engine);
   BOOST_TEST(rp::to_text(sat.claims[0].verdict) == "inconclusive");
+  BOOST_TEST_MESSAGE(sat.claims[0].why);
   BOOST_TEST(sat.claims[0].why.find("saturated") == 0u);
   // Two layers growing while predicted efficient: a disagreement, said as such.
   const rp::ExperimentResult worse =
@@ -150,6 +203,29 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
                          }),
                  engine);
   BOOST_TEST(rp::to_text(worse.claims[1].verdict) == "disagrees");
+  // Saturated points are shown, not fitted: one layer at 0.9 from T = 24 on leaves 5 points.
+  const rp::ExperimentResult capped = rp::verify(
+      s, "quick",
+      measure(s,
+              [](const nm::RunConfig& c) {
+                return c.model.heads.size() == 1 && c.task.tokens >= 24
+                           ? 0.9
+                           : 1e-4 * std::pow(static_cast<double>(c.task.tokens), 1.5);
+              }),
+      engine);
+  BOOST_TEST(rp::to_text(capped.claims[0].verdict) == "inconclusive");
+  BOOST_TEST(capped.claims[0].why.find("only 5 points outside saturation") == 0u,
+             capped.claims[0].why);
+  BOOST_TEST(capped.series[0].x.size() == 7u);
+  // Growth in T from runs that had not converged at some T: no verdict.
+  const rp::ExperimentResult budget = rp::verify(
+      s, "quick",
+      measure(
+          s, [](const nm::RunConfig&) { return 1e-3; },
+          [](const nm::RunConfig& c) { return c.task.tokens != 32; }),
+      engine);
+  BOOST_TEST(rp::to_text(budget.claims[1].verdict) == "inconclusive");
+  BOOST_TEST(budget.claims[1].why.find("not converged at this budget") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
@@ -160,7 +236,7 @@ BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
     return rp::verify(s, "quick",
                       measure(s,
                               [&](const nm::RunConfig& c) {
-                                return std::pow(100.0 * static_cast<double>(c.model.ffn_width),
+                                return std::pow(1000.0 * static_cast<double>(c.model.ffn_width),
                                                 slope);
                               }),
                       engine);
@@ -171,6 +247,16 @@ BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
   BOOST_TEST(steep.series[0].predicted_slope == -2.0 / 3.0, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(rp::to_text(with_slope(-2.0 / 3.0).claims[0].verdict) == "agrees");
   BOOST_TEST(rp::to_text(with_slope(-0.1).claims[0].verdict) == "disagrees");
+  const rp::ExperimentResult shallow_budget = rp::verify(
+      s, "quick",
+      measure(
+          s,
+          [&](const nm::RunConfig& c) {
+            return std::pow(1000.0 * static_cast<double>(c.model.ffn_width), -0.1);
+          },
+          [](const nm::RunConfig& c) { return c.model.ffn_width < 256; }),
+      engine);
+  BOOST_TEST(rp::to_text(shallow_budget.claims[0].verdict) == "inconclusive");
 }
 
 BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {

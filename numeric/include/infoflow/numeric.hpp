@@ -4,6 +4,7 @@
 /// \file
 /// Umbrella header of the numeric core: the Eigen Transformer, its training and the tasks.
 
+#include "infoflow/numeric/checkpoint.hpp"
 #include "infoflow/numeric/config.hpp"
 #include "infoflow/numeric/experiment.hpp"
 #include "infoflow/numeric/fit.hpp"

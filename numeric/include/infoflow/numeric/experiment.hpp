@@ -76,7 +76,7 @@ struct RunRecord {
   std::string key;
   std::string experiment;
   std::map<std::string, std::string> labels;
-  std::string status;  ///< completed | diverged
+  RunStatus status = RunStatus::kBudgetReached;
   double best_validation_nmse = 0;
   double final_validation_nmse = 0;
   long steps_done = 0;
@@ -85,6 +85,9 @@ struct RunRecord {
   long parameters_theory = 0;
   double seconds = 0;
   std::uint64_t seed = 0;
+  /// The validation curve (step, NMSE); empty in records written before it was stored.
+  std::vector<std::pair<long, double>> curve;
+  [[nodiscard]] bool converged() const { return status == RunStatus::kConverged; }
 };
 
 /// The JSON-lines results file of a sweep. Each line is one run, written by one write() on an
@@ -108,7 +111,14 @@ struct SweepOptions {
   Index shard = 0;  ///< run the runs whose index % shards == shard
   Index shards = 1;
   Index workers = 0;  ///< 0: one per core; each run uses one thread
+  /// Steps between checkpoints of a run in progress (0: none). They are kept in
+  /// RESULTS/checkpoints/NAME/KEY.ckpt, resumed from by the next sweep, and removed once the
+  /// run is in the results file.
+  Index checkpoint_every = 1000;
 };
+
+/// Where a sweep keeps the checkpoint of a run in progress.
+std::filesystem::path checkpoint_path(const ResultStore& store, const RunConfig& run);
 
 struct SweepProgress {
   Index done = 0;     ///< finished in this invocation

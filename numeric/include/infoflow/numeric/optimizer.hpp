@@ -41,6 +41,11 @@ class AdamW {
   /// One update with learning rate `lr`; steps are counted from 1 for the bias corrections.
   void step(Scalar* parameters, const Scalar* gradient, double lr);
   [[nodiscard]] Index steps_taken() const { return steps_; }
+  /// The moments, for checkpoints (one scalar per parameter).
+  [[nodiscard]] const Scalar* first_moment() const { return m_.data(); }
+  [[nodiscard]] const Scalar* second_moment() const { return v_.data(); }
+  /// Continues from a checkpoint's moments and step count.
+  void restore(const Scalar* first, const Scalar* second, Index steps);
 
  private:
   AdamWOptions options_;

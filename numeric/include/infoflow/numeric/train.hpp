@@ -11,6 +11,7 @@
 /// the chunk count, never on the number of threads: the same seed gives bitwise the same run.
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,11 +39,25 @@ struct TrainOptions {
   Index threads = 0;  ///< 0: all cores
   Index chunks = 2;   ///< fixed pieces of each batch (the parallel grain)
   Precision precision = Precision::kFloat32;
+  /// The plateau test (see plateaued()): a run has converged when its best validation NMSE
+  /// improved by less than this fraction over the last quarter of its steps.
+  double plateau_tolerance = 0.1;
+  /// 0: train exactly `steps`. Else train until the plateau test holds, from `steps` on, at
+  /// most `max_steps`; the learning-rate schedule then spans `max_steps`.
+  Index max_steps = 0;
+  /// Where to keep the run's checkpoint (empty: none); written every `checkpoint_every` steps
+  /// and at the end, and resumed from if it exists. `checkpoint_tag` names the configuration
+  /// (e.g. a sweep's run key) so that a checkpoint of another run is refused.
+  std::filesystem::path checkpoint;
+  Index checkpoint_every = 1000;
+  std::string checkpoint_tag;
 
   /// Throws InputError naming the first invalid field.
   void validate() const;
   [[nodiscard]] Index warmup_steps() const;
   [[nodiscard]] Index eval_interval() const;
+  /// The most steps the run may take: max_steps if set, else steps.
+  [[nodiscard]] Index budget() const;
 };
 
 struct CurvePoint {
@@ -52,11 +67,21 @@ struct CurvePoint {
   double validation_nmse = 0;
 };
 
-enum class RunStatus { kCompleted, kDiverged };
-std::string_view to_string(RunStatus s);
+/// How a run ended: its validation curve reached a plateau, the step budget ran out first, or
+/// a loss, gradient or validation NMSE was not finite.
+enum class RunStatus { kConverged, kBudgetReached, kDiverged };
+std::string_view to_string(RunStatus s);  ///< converged | budget_reached | diverged
+/// Also reads "completed", what results files said before convergence was recorded: such a
+/// run is counted as budget_reached (not shown to have converged).
+RunStatus parse_run_status(std::string_view text);
+
+/// The plateau test on a learning curve: with S the last evaluated step, the best validation
+/// NMSE up to step S improved on the best up to 3S/4 by less than `tolerance` of the latter.
+/// False when no evaluation lies at or before 3S/4.
+bool plateaued(const std::vector<CurvePoint>& curve, double tolerance);
 
 struct TrainResult {
-  RunStatus status = RunStatus::kCompleted;
+  RunStatus status = RunStatus::kBudgetReached;
   Index steps_done = 0;
   Index diverged_at = -1;  ///< the step (from 1) whose loss or gradient was not finite
   double best_validation_nmse = 0;
@@ -71,6 +96,7 @@ struct TrainResult {
   Index threads_used = 1;
   std::string task_name;
   std::string task_description;
+  Index resumed_from = 0;  ///< the step of the checkpoint it resumed from (0: a fresh start)
 
   [[nodiscard]] double seconds_per_step() const {
     return steps_done > 0 ? seconds_training / static_cast<double>(steps_done) : 0.0;
@@ -87,8 +113,10 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-/// Trains a fresh model (initialised from the seed). Throws InputError if the options or the
-/// model do not fit the task (token dimension, T); a divergence is a status, not an error.
+/// Trains a model initialised from the seed, or resumed from options.checkpoint if that file
+/// exists. Throws InputError if the options or the model do not fit the task (token dimension,
+/// T) or the checkpoint belongs to another configuration; a divergence is a status, not an
+/// error.
 TrainResult train(const ModelConfig& model, const Task& task, const TrainOptions& options,
                   const ProgressCallback& progress = {});
 

@@ -25,6 +25,16 @@
 ///   slope's interval reaches down to -2/a or below, disagrees if it lies entirely above. A
 ///   fitted exponent is evidence about a rate, not a proof; training adds optimisation error.
 ///
+/// Rules over all three (docs/experiments.md):
+/// - a low NMSE supports "efficient" from any run; a high NMSE supports "not efficient" only
+///   from runs that converged (the plateau test of numeric/train.hpp). So agreeing on a gap
+///   needs the inefficient side converged, disagreeing the efficient side; growth or flatness
+///   in T needs converged runs at every T; a too shallow exponent needs converged runs.
+///   Otherwise: inconclusive, "not converged at this budget", and the report shows the curves.
+/// - an interval needs at least 3 finished runs (seeds) per configuration;
+/// - a slope (growth_in_T, exponent) is fitted on the points whose median NMSE is below 0.5
+///   (the others are shown, not fitted) and needs at least 6 of them.
+///
 /// Diverged runs count as missing in the statistics and are reported; runs without a result
 /// (sweep not finished) are reported too.
 
@@ -47,6 +57,14 @@ struct Claim {
   std::string measured;    ///< the statistic and its interval
   Agreement verdict = Agreement::kInconclusive;
   std::string why;
+  /// Where another profile's results (the shipped full ones) give another verdict: said so.
+  std::string cross_check;
+};
+
+/// The validation curve of a run that did not converge, for the report's figure.
+struct LearningCurve {
+  std::string run;  ///< its labels
+  std::vector<std::pair<long, double>> points;
 };
 
 /// One line of a figure: medians over seeds with their min and max.
@@ -64,13 +82,24 @@ struct Series {
 /// A run, for the CSV: its labels, result and the engine's prediction.
 struct RunRow {
   std::map<std::string, std::string> labels;
-  std::string status = "missing";
+  long tokens = 0;                  ///< T
+  std::string status = "missing";  ///< missing | converged | budget_reached | diverged
   double best_nmse = 0;
   long parameters = 0;
   long parameters_theory = 0;
   double seconds = 0;
   std::string predicted_verdict;
   std::string predicted_rate;
+};
+
+/// One reported value beside our runs of the same configuration.
+struct PaperComparison {
+  std::string configuration;  ///< "D = 2, T = 64, heads D,D"
+  double paper = 0;
+  long seeds = 0;          ///< our finished runs
+  double ours_min = 0;     ///< the paper's statistic
+  double ours_median = 0;  ///< ours
+  long converged = 0;      ///< of our runs
 };
 
 struct ExperimentResult {
@@ -85,13 +114,24 @@ struct ExperimentResult {
   std::vector<RunRow> rows;
   std::vector<std::string> notes;
   double run_seconds = 0;  ///< training time summed over the runs
+  /// A paper's reported values beside ours (report/reported.hpp), and where they come from.
+  std::vector<PaperComparison> reported;
+  std::string reported_source;
+  std::vector<LearningCurve> curves;  ///< runs that stopped at their budget, not converged
 };
+
+/// Sets each claim's cross_check where `other` (the same experiment under another profile)
+/// has a claim of the same group with another verdict.
+void cross_check(ExperimentResult& r, const ExperimentResult& other);
 
 /// Joins the engine's predictions with the stored runs of `profile`.
 ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& profile,
                         const std::vector<numeric::RunRecord>& records, theorems::Engine& engine);
 
 std::string verification_text(const ExperimentResult& r);
+
+/// "ours / paper" as text ("n/a" without runs).
+std::string ratio_text(const PaperComparison& c);
 
 }  // namespace infoflow::report
 
