@@ -32,6 +32,14 @@ bool could_be_file_name(const std::string& text) {
 
 }  // namespace
 
+namespace {
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+}  // namespace
+
 std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
   std::vector<targets::TargetSpec> specs;
   std::error_code ignored;  // an unreadable or overlong name is simply not a file here
@@ -72,7 +80,16 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
       if (eq == std::string::npos || eq == 0 || used == 0 || eq + 1 + used != s.size()) {
         throw InputError("--set needs NAME=INTEGER, e.g. D=3 (got '" + s + "')");
       }
-      t.set[s.substr(0, eq)] = value;
+      const std::string key = s.substr(0, eq);
+      const std::vector<std::string>& known = t.formula.free_integers();
+      if (key != "T" && std::find(known.begin(), known.end(), key) == known.end()) {
+        throw InputError("--set " + s + ": the formula of " + t.name + " has no integer " + key +
+                         (known.empty() ? std::string(" (it names none)")
+                                        : " (its integers: " + join(known) + ")"));
+      }
+      // Every named integer counts something (tokens, comparisons, a rank, positions): >= 1.
+      if (value < 1) throw InputError("--set " + s + ": " + key + " must be at least 1");
+      t.set[key] = value;
     }
     if (token_dim > 0) t.token_dim = token_dim;
     if (!positional.empty()) t.positional = positional != "none";

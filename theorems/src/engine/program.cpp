@@ -432,6 +432,10 @@ class Compiler {
     if (n.op == targets::ReduceOp::kKth) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
+      if (const auto tokens = bindings_.find("T"); tokens != bindings_.end() && k > tokens->second) {
+        throw InputError(SourceLocation{"<formula>", 1, n.column},
+                         fmt::format("kth({}) over {} tokens: the rank exceeds T", k, tokens->second));
+      }
       if (k >= 2) return ranked(n, bound, factors, body_deps, k, c);
     }
     return extremum(n, bound, factors, body_deps, c);
