@@ -501,23 +501,31 @@ class Compiler {
     return best;
   }
 
+  /// A comparison no retrieval order resolves: only global aggregation reaches it (R4).
+  Deps blocked(Comparison& c, int order, std::string why, const std::vector<Factor>& factors,
+               const std::vector<std::string>& bound) {
+    c.blocked = true;
+    c.order = order;
+    c.elimination = std::move(why);
+    p_.comparisons.push_back(c);
+    Quantity q;
+    q.mode = Mode::kAggregation;
+    q.order = order;
+    q.what = "the whole sequence, for " + c.text;
+    Deps d = leftovers(factors, bound);
+    d.quantities.insert(add(q, ""));
+    return d;
+  }
+
   Deps extremum(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
                 const Deps& body_deps, Comparison& c) {
     const Elimination e = best_order(factors, bound);
     const char* op = n.op == targets::ReduceOp::kMin ? "min" : "max";
     if (e.widest >= 2) {
-      c.blocked = true;
-      c.order = static_cast<int>(e.widest) + 1;
-      c.elimination = fmt::format(
-          "no elimination order: eliminating any index leaves a factor over {} indices", e.widest);
-      p_.comparisons.push_back(c);
-      Quantity q;
-      q.mode = Mode::kAggregation;
-      q.order = c.order;
-      q.what = "the whole sequence, for " + c.text;
-      Deps d = leftovers(factors, bound);
-      d.quantities.insert(add(q, ""));
-      return d;
+      return blocked(c, static_cast<int>(e.widest) + 1,
+                     fmt::format("no elimination order: eliminating any index leaves a factor "
+                                 "over {} indices", e.widest),
+                     factors, bound);
     }
     std::vector<std::string> steps;
     int last = -1;
@@ -608,17 +616,9 @@ class Compiler {
     }
     message.erase(v);
     if (message.size() >= 2) {
-      c.blocked = true;
-      c.order = static_cast<int>(message.size()) + 1;
-      c.elimination = "the k-th largest couples " + std::to_string(message.size() + 1) + " indices";
-      p_.comparisons.push_back(c);
-      Quantity q;
-      q.mode = Mode::kAggregation;
-      q.order = c.order;
-      q.what = "the whole sequence, for " + c.text;
-      Deps d = leftovers(factors, bound);
-      d.quantities.insert(add(q, ""));
-      return d;
+      return blocked(c, static_cast<int>(message.size()) + 1,
+                     "the k-th largest couples " + std::to_string(message.size() + 1) + " indices",
+                     factors, bound);
     }
     needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
     const std::string at = message.empty() ? "" : *message.begin();
