@@ -436,7 +436,7 @@ class Compiler {
         throw InputError(SourceLocation{"<formula>", 1, n.column},
                          fmt::format("kth({}) over {} tokens: the rank exceeds T", k, tokens->second));
       }
-      if (k >= 2) return ranked(n, bound, factors, body_deps, k, c);
+      if (k >= 2) return ranked(bound, factors, body_deps, k, c);
     }
     return extremum(n, bound, factors, body_deps, c);
   }
@@ -597,7 +597,7 @@ class Compiler {
     return d;
   }
 
-  Deps ranked(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
+  Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
               const Deps& body_deps, long k, Comparison& c) {
     if (bound.size() != 1) {
       outside("'" + c.text + "': a k-th largest over index tuples (ties between a tuple and its "
