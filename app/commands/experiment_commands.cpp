@@ -145,9 +145,14 @@ void add_sweep(CLI::App& app, Context&) {
   auto c = std::make_shared<Common>();
   auto shard = std::make_shared<std::string>("0/1");
   auto workers = std::make_shared<numeric::Index>(0);
+  auto where = std::make_shared<std::vector<std::string>>();
   c->add(cmd);
   cmd->add_option("--shard", *shard, "run only shard i of N (i/N), e.g. for a SLURM job array")
       ->capture_default_str();
+  cmd->add_option("--where", *where,
+                  "run only the runs with this label value, LABEL=VALUE; repeated, one label's "
+                  "values are alternatives, e.g. --where T=16 --where T=32 --where "
+                  "heads_pattern=D,D");
   cmd->add_option("--workers", *workers, "runs side by side (0: one per core)")
       ->check(CLI::Range(numeric::Index{0}, numeric::Index{1024}))
       ->capture_default_str();
@@ -156,9 +161,13 @@ void add_sweep(CLI::App& app, Context&) {
                   "steps between checkpoints of a run in progress, in RESULTS/checkpoints/ "
                   "(0: none); the next sweep resumes from them")
       ->capture_default_str();
-  cmd->callback([c, shard, workers, every] {
+  cmd->callback([c, shard, where, workers, every] {
     numeric::SweepOptions o;
     std::tie(o.shard, o.shards) = numeric::parse_shard(*shard);
+    for (const std::string& w : *where) {
+      auto [label, value] = numeric::parse_where(w);
+      o.where[label].insert(value);
+    }
     o.workers = *workers;
     if (*every < 0) throw InputError("--checkpoint-every must be 0 (none) or positive");
     o.checkpoint_every = *every;

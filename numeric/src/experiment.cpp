@@ -672,17 +672,60 @@ std::pair<Index, Index> parse_shard(const std::string& text) {
   throw InputError("--shard needs i/N with 0 <= i < N, e.g. 0/4 (got '" + text + "')");
 }
 
+std::pair<std::string, std::string> parse_where(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw InputError("--where needs LABEL=VALUE, e.g. D=3 or heads_pattern=D,D (got '" + text +
+                     "')");
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+namespace {
+
+bool selected(const RunConfig& run, const std::map<std::string, std::set<std::string>>& where) {
+  for (const auto& [label, values] : where) {
+    const auto it = run.labels.find(label);
+    if (it == run.labels.end() || values.count(it->second) == 0) return false;
+  }
+  return true;
+}
+
+/// Every --where label must be one of the profile's, and the selection must not be empty: a
+/// typo would otherwise run nothing and say nothing.
+void check_where(const std::vector<RunConfig>& all, const SweepOptions& o) {
+  if (o.where.empty()) return;
+  std::set<std::string> labels;
+  for (const RunConfig& r : all) {
+    for (const auto& [k, v] : r.labels) labels.insert(k);
+  }
+  for (const auto& [label, values] : o.where) {
+    if (labels.count(label) == 0) {
+      std::string known;
+      for (const std::string& l : labels) known += (known.empty() ? "" : ", ") + l;
+      throw InputError("--where " + label + ": profile " + o.profile + " has no label '" + label +
+                       "' (its labels: " + known + ")");
+    }
+  }
+  if (std::none_of(all.begin(), all.end(), [&](const RunConfig& r) { return selected(r, o.where); })) {
+    throw InputError("--where selects no run of profile " + o.profile);
+  }
+}
+
+}  // namespace
+
 SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, const SweepOptions& o,
                        const std::function<void(const SweepProgress&)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   SweepSummary summary;
   const std::vector<RunConfig> all = spec.runs(o.profile);
+  check_where(all, o);
   const SweepLock held(store.file());
   std::set<std::string> done;
   for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
   std::vector<const RunConfig*> pending;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (static_cast<Index>(i) % o.shards != o.shard) continue;
+    if (static_cast<Index>(i) % o.shards != o.shard || !selected(all[i], o.where)) continue;
     ++summary.runs;
     if (done.count(all[i].key) != 0) {
       ++summary.skipped;

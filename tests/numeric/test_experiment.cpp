@@ -243,6 +243,30 @@ BOOST_AUTO_TEST_CASE(a_diverged_run_is_recorded_with_no_final_nmse) {
   BOOST_TEST(std::isinf(store.read().front().final_validation_nmse));
 }
 
+BOOST_AUTO_TEST_CASE(a_sweep_runs_only_the_slice_where_selects) {
+  TempDir d;
+  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const nm::ResultStore store(d.dir() / "results.jsonl");
+  nm::SweepOptions o;
+  o.where["D"] = {"3"};
+  o.where["heads_pattern"] = {"D,D", "D-1,D"};
+  o.where["seed"] = {"2"};
+  BOOST_TEST(nm::run_sweep(spec, store, o).completed == 2);
+  for (const nm::RunRecord& r : store.read()) {
+    BOOST_TEST(r.labels.at("D") == "3");
+    BOOST_TEST(r.labels.at("seed") == "2");
+  }
+  // The rest of the profile is what the next, unfiltered sweep runs.
+  BOOST_TEST(nm::run_sweep(spec, store, nm::SweepOptions{}).completed == 6);
+  o.where = {{"colour", {"red"}}};
+  BOOST_CHECK_THROW(nm::run_sweep(spec, store, o), infoflow::InputError);
+  o.where = {{"D", {"7"}}};
+  BOOST_CHECK_THROW(nm::run_sweep(spec, store, o), infoflow::InputError);
+  BOOST_TEST(nm::parse_where("heads=(1,1)").second == "(1,1)");
+  BOOST_CHECK_THROW(nm::parse_where("D"), infoflow::InputError);
+  BOOST_CHECK_THROW(nm::parse_where("=3"), infoflow::InputError);
+}
+
 BOOST_AUTO_TEST_CASE(shard_syntax) {
   BOOST_TEST(nm::parse_shard("1/4").first == 1);
   BOOST_TEST(nm::parse_shard("1/4").second == 4);

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@
 namespace infoflow::numeric {
 
 /// Bumped whenever a change of the numeric core changes what a configuration produces.
-inline constexpr const char* kCodeVersion = "infoflow-numeric-1";
+/// 2: the GELU backward uses the forward's vectorised tanh (results of 1 differ in low bits).
+inline constexpr const char* kCodeVersion = "infoflow-numeric-2";
 
 /// One training run of a sweep.
 struct RunConfig {
@@ -110,6 +112,9 @@ struct SweepOptions {
   std::string profile = "quick";
   Index shard = 0;  ///< run the runs whose index % shards == shard
   Index shards = 1;
+  /// Only the runs whose labels take one of these values (label -> values; a label not named
+  /// is free), e.g. a slice of a long profile to run first; empty: every run.
+  std::map<std::string, std::set<std::string>> where;
   Index workers = 0;  ///< 0: one per core; each run uses one thread
   /// Steps between checkpoints of a run in progress (0: none). They are kept in
   /// RESULTS/checkpoints/NAME/KEY.ckpt, resumed from by the next sweep, and removed once the
@@ -147,6 +152,9 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store,
 /// writing nothing, when one key holds different results in two places (both are shown).
 std::vector<std::string> merge_results(const std::vector<std::filesystem::path>& inputs,
                                        const std::filesystem::path& output);
+
+/// "LABEL=VALUE" -> (LABEL, VALUE); throws InputError on another form.
+std::pair<std::string, std::string> parse_where(const std::string& text);
 
 /// "i/N" -> (i, N); throws InputError unless 0 <= i < N.
 std::pair<Index, Index> parse_shard(const std::string& text);
