@@ -39,8 +39,8 @@ SourceLocation location(const fs::path& file, const toml::source_region& r) {
 }
 
 const std::set<std::string> kClaims{"heads_phase", "growth_in_T", "exponent"};
-const std::set<std::string> kExperimentKeys{"name", "title",  "claim", "task", "formula",
-                                            "d",    "inputs", "group", "arm"};
+const std::set<std::string> kExperimentKeys{"name", "title", "claim", "task",    "formula",
+                                            "d",    "inputs", "group", "arm", "confront"};
 // Profile keys: integers, numbers and strings; each may be a list (swept).
 const std::set<std::string> kIntegerKeys{"T",        "D",          "k",
                                          "T0",       "d",          "E",
@@ -290,6 +290,8 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
   }
   spec.group = text("group", false);
   spec.arm = text("arm", false);
+  spec.confront = text("confront", false);
+  if (!spec.confront.empty()) spec.confront_at = location(file, e->get("confront")->source());
   if (const toml::node* d = e->get("d");
       d != nullptr && !(d->is_integer() && d->as_integer()->get() >= 1)) {
     throw InputError(location(file, d->source()), "experiment: 'd' must be an integer >= 1");

@@ -1,5 +1,6 @@
 #include "infoflow/report/experiment_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -146,6 +147,90 @@ std::string reported_table_latex(const ExperimentResult& r) {
          "seeds.\n\n";
 }
 
+std::string confrontation_table_latex(const ExperimentResult& r) {
+  std::string out =
+      "\\begin{longtable}{p{0.1\\textwidth}p{0.07\\textwidth}p{0.13\\textwidth}"
+      "p{0.13\\textwidth}rrp{0.25\\textwidth}}\n\\toprule\nGroup & Heads & Engine & Entry & "
+      "Median NMSE & Conv. & Measured \\\\\n\\midrule\n\\endhead\n";
+  for (const Confrontation& c : r.confrontations) {
+    const bool no_claim = c.entry.rfind("no claim", 0) == 0;
+    std::string measured = latex_escape(c.measured);
+    if (c.entry_contradicted) measured = "\\textbf{" + measured + "} (entry contradicted)";
+    if (c.engine_contradicted) measured += " \\textbf{(engine contradicted)}";
+    out += fmt::format("{} & {} & {} & {} & {} & {}/{} & {} \\\\\n", latex_escape(c.group),
+                       latex_escape(c.architecture), latex_escape(c.engine),
+                       no_claim ? std::string("no claim") : latex_escape(c.entry),
+                       std::isfinite(c.median) ? fmt::format("{:.2e}", c.median) : "--",
+                       c.converged, c.seeds, measured);
+  }
+  return out + "\\bottomrule\n\\end{longtable}\n";
+}
+
+std::string confrontation_pgfplots(const ExperimentResult& r) {
+  // The architectures in their first order of appearance, as x ticks.
+  std::vector<std::string> ticks;
+  for (const Confrontation& c : r.confrontations) {
+    if (std::find(ticks.begin(), ticks.end(), c.architecture) == ticks.end())
+      ticks.push_back(c.architecture);
+  }
+  const auto at = [&](const std::string& a) {
+    return std::find(ticks.begin(), ticks.end(), a) - ticks.begin();
+  };
+  std::string positions;
+  std::string names;
+  for (std::size_t i = 0; i < ticks.size(); ++i) {
+    positions += fmt::format("{}{}", i == 0 ? "" : ",", i);
+    names += (i == 0 ? "" : ",") + ("{" + latex_escape(ticks[i]) + "}");
+  }
+  std::string out = fmt::format(
+      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=12cm, height=6.6cm, ymode=log, "
+      "xtick={{{}}}, xticklabels={{{}}}, x tick label style={{rotate=60, anchor=east, "
+      "font=\\scriptsize}}, xlabel={{heads per layer}}, ylabel={{best validation NMSE (median)}}, "
+      "legend style={{font=\\scriptsize, at={{(0.5,-0.36)}}, anchor=north, draw=none}}, "
+      "legend columns=3, grid=major, grid style={{gray!25}}]\n",
+      positions, names);
+  std::vector<std::string> groups;
+  for (const Confrontation& c : r.confrontations) {
+    if (std::find(groups.begin(), groups.end(), c.group) == groups.end())
+      groups.push_back(c.group);
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    out += fmt::format("\\addplot+[{}, mark=*, only marks] coordinates {{", kColours[g % 8]);
+    for (const Confrontation& c : r.confrontations) {
+      if (c.group == groups[g] && std::isfinite(c.median) && c.median > 0)
+        out += fmt::format(" ({},{:.6e})", at(c.architecture), c.median);
+    }
+    out += "};\n\\addlegendentry{" + latex_escape(groups[g]) + "}\n";
+  }
+  std::string circled;
+  for (const Confrontation& c : r.confrontations) {
+    if (c.entry_contradicted && std::isfinite(c.median) && c.median > 0)
+      circled += fmt::format(" ({},{:.6e})", at(c.architecture), c.median);
+  }
+  if (!circled.empty()) {
+    out += "\\addplot[only marks, mark=o, mark size=4.5pt, thick, black] coordinates {" + circled +
+           "};\n\\addlegendentry{entry contradicted}\n";
+  }
+  return out + "\\end{axis}\n\\end{tikzpicture}\n";
+}
+
+std::string confrontations_csv(const std::vector<ExperimentResult>& results) {
+  std::string out =
+      "experiment,profile,entry,group,heads,engine,entry_claim,median_nmse,seeds,converged,"
+      "measured,entry_contradicted,engine_contradicted\n";
+  for (const ExperimentResult& r : results) {
+    for (const Confrontation& c : r.confrontations) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.name, r.profile,
+                         csv_field(r.confronted), csv_field(c.group), csv_field(c.architecture),
+                         csv_field(c.engine), csv_field(c.entry),
+                         std::isfinite(c.median) ? fmt::format("{:.6e}", c.median) : "",
+                         c.seeds, c.converged, csv_field(c.measured), c.entry_contradicted,
+                         c.engine_contradicted);
+    }
+  }
+  return out;
+}
+
 std::string results_csv(const std::vector<ExperimentResult>& results) {
   std::string out =
       "experiment,profile,labels,status,best_validation_nmse,parameters,parameters_M,seconds,"
@@ -214,6 +299,14 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
     doc += "\\begin{center}\n\\input{fig_" + r.name + ".tex}\n\\end{center}\n";
     doc += claims_table_latex(r);
     if (!r.reported.empty()) doc += reported_table_latex(r);
+    if (!r.confrontations.empty()) {
+      put("fig_" + r.name + "_confront.tex", confrontation_pgfplots(r));
+      doc += "\\noindent Architecture by architecture, the engine's verdict, that of " +
+             latex_escape(r.confronted) +
+             ", and the measured one (rule: docs/experiments.md, ``Confronting an entry''):\n"
+             "\\begin{center}\n\\input{fig_" + r.name + "_confront.tex}\n\\end{center}\n" +
+             confrontation_table_latex(r);
+    }
     if (!r.curves.empty()) {
       put("curves_" + r.name + ".tex", curves_pgfplots(r));
       doc += fmt::format(
@@ -229,6 +322,9 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
   put("report.tex", doc);
   put("results.csv", results_csv(results));
   put("claims.csv", claims_csv(results));
+  if (std::any_of(results.begin(), results.end(),
+                  [](const ExperimentResult& r) { return !r.confrontations.empty(); }))
+    put("confront.csv", confrontations_csv(results));
   if (!compile) return files;
   if (!have("pdflatex")) {
     files.note =

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "infoflow/core/error.hpp"
 #include "infoflow/symbolic/canonical.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
@@ -27,6 +28,7 @@ struct Cell {  // one configuration: its runs over seeds
   std::vector<bool> recorded;  ///< the run's record has its curve (false before it was stored)
   std::vector<double> theory_params;
   const theorems::Plan* plan = nullptr;
+  const numeric::RunConfig* run = nullptr;  ///< the first seed's configuration
   long tokens = 0;
   [[nodiscard]] std::size_t finished() const {
     return static_cast<std::size_t>(
@@ -116,15 +118,16 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
   return claim;
 }
 
+/// A run's target as a formula with its integers (a built-in task's own formula).
+std::pair<std::string, targets::Bindings> formula_of(const numeric::RunConfig& run) {
+  if (!run.formula.empty()) return {run.formula, run.bindings};
+  const numeric::TaskFormula f = numeric::formula_of(run.task);
+  return {f.text, f.bindings};
+}
+
 /// The engine's plan for a run's configuration.
 theorems::Plan predict(const numeric::RunConfig& run, theorems::Engine& engine) {
-  std::string text = run.formula;
-  targets::Bindings bindings = run.bindings;
-  if (text.empty()) {
-    const numeric::TaskFormula f = numeric::formula_of(run.task);
-    text = f.text;
-    bindings = f.bindings;
-  }
+  const auto [text, bindings] = formula_of(run);
   const theorems::Target target(run.experiment, targets::Formula::parse(text), bindings,
                                 "retrieval");
   theorems::Architecture a;
@@ -184,6 +187,114 @@ std::string sci(double x) {
   return std::isfinite(x) ? fmt::format("{:.2e}", x) : "n/a";
 }
 
+constexpr double kEfficientDecades = 1.0;  // measured efficient: this far below the reference
+
+bool holds(const GiNaC::ex& value, symbolic::RelOp op) {
+  const GiNaC::numeric v = GiNaC::ex_to<GiNaC::numeric>(value);
+  switch (op) {
+    case symbolic::RelOp::kLess: return v < 0;
+    case symbolic::RelOp::kLessEqual: return v <= 0;
+    case symbolic::RelOp::kGreater: return v > 0;
+    case symbolic::RelOp::kGreaterEqual: return v >= 0;
+    case symbolic::RelOp::kEqual: return v == 0;
+    case symbolic::RelOp::kNotEqual: return v != 0;
+  }
+  return false;
+}
+
+/// What `entry` says of a run's architecture: "not efficient", "efficient", or "no claim (why)".
+std::string entry_claim(const theorems::Entry& entry, const numeric::RunConfig& run) {
+  const symbolic::SymbolRegistry& reg = symbolic::SymbolRegistry::standard();
+  const auto& heads = run.model.heads;
+  long total = 0;
+  for (const long h : heads) total += h;
+  GiNaC::exmap at;
+  at[reg.at("L").symbol] = static_cast<long>(heads.size());
+  at[reg.at("h").symbol] = GiNaC::numeric(total, static_cast<long>(heads.size()));
+  at[reg.seq_len()] = run.task.tokens;
+  at[reg.at("d").symbol] = run.model.token_dim;
+  at[reg.at("E").symbol] = run.model.embedding;
+  at[reg.at("n").symbol] = run.model.head_dim;
+  for (const auto& [name, value] : formula_of(run).second) {
+    if (const symbolic::SymbolInfo* s = reg.find(name)) at[s->symbol] = value;
+  }
+  const symbolic::Domain domain = entry.domain();
+  for (const symbolic::Constraint& c : domain.constraints()) {
+    const GiNaC::ex value = c.expr.subs(at).normal();
+    if (!GiNaC::is_a<GiNaC::numeric>(value)) {
+      return "no claim (" + c.origin + " is not decided by the architecture)";
+    }
+    if (!holds(value, c.op)) return "no claim (" + c.origin + " fails)";
+  }
+  const bool grows = entry.rate.eps_exponent().has(reg.seq_len());
+  if (entry.bounds_below() && grows) return "not efficient";
+  if (entry.bounds_above() && !grows) return "efficient";
+  return "no claim (its rate does not decide efficiency)";
+}
+
+bool efficient(theorems::Verdict v) { return v == theorems::Verdict::kEfficient; }
+
+/// Every architecture of the cells beside the engine, the entry and the measurement (the rule
+/// is in verification.hpp).
+std::vector<Confrontation> confront(const theorems::Entry& entry,
+                                    const std::map<std::string, Cell>& cells) {
+  std::map<std::string, std::vector<const Cell*>> groups;
+  for (const auto& [id, c] : cells)
+    groups[labels_except(c.labels, {"heads", "heads_pattern", "L"})].push_back(&c);
+  std::vector<Confrontation> out;
+  for (const auto& [group, members] : groups) {
+    std::map<const Cell*, std::string> claims;
+    double reference = std::numeric_limits<double>::infinity();
+    std::string reference_missing = "no configuration that both call not efficient";
+    for (const Cell* c : members) {
+      claims[c] = entry_claim(entry, *c->run);
+      if (efficient(c->plan->verdict) || claims[c] != "not efficient") continue;
+      if (c->finished() < kMinSeeds || c->converged_count() < c->finished()) {
+        reference_missing = "the reference " + c->labels.at("heads") +
+                            " (both call it not efficient) has not converged on 3 seeds";
+        continue;
+      }
+      reference = std::min(reference, numeric::median_of(c->nmse));
+    }
+    for (const Cell* c : members) {
+      Confrontation row;
+      row.group = group;
+      row.architecture = c->labels.at("heads");
+      row.engine = theorems::to_text(c->plan->verdict);
+      row.entry = claims[c];
+      row.seeds = static_cast<long>(c->finished());
+      row.converged = static_cast<long>(c->converged_count());
+      row.median = c->finished() > 0 ? numeric::median_of(c->nmse)
+                                     : std::numeric_limits<double>::quiet_NaN();
+      if (c->finished() < kMinSeeds) {
+        row.measured = fmt::format("inconclusive: {} finished seed{} (3 needed)", c->finished(),
+                                   c->finished() == 1 ? "" : "s");
+      } else if (!std::isfinite(reference)) {
+        row.measured = "inconclusive: " + reference_missing;
+      } else if (std::log10(reference / row.median) >= kEfficientDecades) {
+        row.measured = "efficient";
+      } else if (std::log10(reference / row.median) > kPhaseDecades) {
+        row.measured = fmt::format(
+            "inconclusive: {:.2f} decades below the reference {}, between the thresholds",
+            std::log10(reference / row.median), sci(reference));
+      } else if (row.converged < row.seeds) {
+        row.measured = fmt::format("inconclusive: not converged at this budget ({} of {} runs)",
+                                   row.seeds - row.converged, row.seeds);
+      } else {
+        row.measured = "not efficient";
+      }
+      const bool measured_efficient = row.measured == "efficient";
+      const bool measured_not = row.measured == "not efficient";
+      row.entry_contradicted = (row.entry == "not efficient" && measured_efficient) ||
+                               (row.entry == "efficient" && measured_not);
+      row.engine_contradicted = (efficient(c->plan->verdict) && measured_not) ||
+                                (!efficient(c->plan->verdict) && measured_efficient);
+      out.push_back(row);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string to_text(Agreement a) {
@@ -221,6 +332,7 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
     Cell& cell = cells[id];
     cell.labels = labels;
     cell.tokens = run.task.tokens;
+    if (cell.run == nullptr) cell.run = &run;
     if (plans.count(id) == 0) plans.emplace(id, predict(run, engine));
     cell.plan = &plans.at(id);
     RunRow row;
@@ -490,6 +602,22 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
       }
     }
   }
+  if (!spec.confront.empty()) {
+    const theorems::Entry* entry = engine.catalogue().find(spec.confront);
+    if (entry == nullptr) {
+      throw InputError(spec.confront_at,
+                       "experiment: confront names no catalogue entry '" + spec.confront + "'");
+    }
+    std::string statement;
+    for (const theorems::WrittenRelation& h : entry->hypotheses)
+      statement += (statement.empty() ? "" : ", ") + symbolic::to_text(h.relation);
+    out.confronted = fmt::format("{} ({}, {}): {} {}", entry->id, theorems::to_text(entry->provenance),
+                                 entry->source, statement.empty() ? "always" : "where " + statement,
+                                 entry->rate.print(entry->kind == theorems::Kind::kLower
+                                                       ? symbolic::Landau::kOmega
+                                                       : symbolic::Landau::kBigO));
+    out.confrontations = confront(*entry, cells);
+  }
   return out;
 }
 
@@ -508,6 +636,20 @@ std::string verification_text(const ExperimentResult& r) {
       out += fmt::format("    {}: paper {}, ours {} / {} ({} runs, {} converged), ratio {}\n",
                          c.configuration, sci(c.paper), sci(c.ours_min), sci(c.ours_median),
                          c.seeds, c.converged, ratio_text(c));
+    }
+  }
+  if (!r.confrontations.empty()) {
+    out += "  architecture by architecture, against " + r.confronted + ":\n";
+    out += fmt::format("    {:<16} {:<9} {:<18} {:<16} {:>9} {:>5}  {}\n", "group", "heads",
+                       "engine", "entry", "median", "conv", "measured");
+    for (const Confrontation& c : r.confrontations) {
+      std::string mark;
+      if (c.entry_contradicted) mark += "  <- entry contradicted";
+      if (c.engine_contradicted) mark += "  <- ENGINE contradicted";
+      out += fmt::format("    {:<16} {:<9} {:<18} {:<16} {:>9} {:>2}/{:<2}  {}{}\n", c.group,
+                         c.architecture, c.engine,
+                         c.entry.rfind("no claim", 0) == 0 ? std::string("no claim") : c.entry,
+                         sci(c.median), c.converged, c.seeds, c.measured, mark);
     }
   }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";

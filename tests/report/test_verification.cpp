@@ -1,11 +1,14 @@
 // Verdicts on measurements made up to have a known answer, and the report folder.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <boost/test/unit_test.hpp>
 
+#include "infoflow/core/error.hpp"
 #include "infoflow/core/random.hpp"
 #include "infoflow/report/experiment_report.hpp"
 #include "infoflow/report/verification.hpp"
@@ -257,6 +260,86 @@ BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
           [](const nm::RunConfig& c) { return c.model.ffn_width < 256; }),
       engine);
   BOOST_TEST(rp::to_text(shallow_budget.claims[0].verdict) == "inconclusive");
+}
+
+const char* kConfront = R"toml([experiment]
+name = "confront"
+claim = "heads_phase"
+formula = "sum(i = 1..D) max(t) dot(a[i], x[t])"
+group = "D"
+confront = "head_count.depth_conjecture"
+[profile.quick]
+D = 3
+T = 8
+heads = ["D-1", "D", "1,1", "1,2"]
+pe = "none"
+E = 16
+head_dim = 4
+seeds = [1, 2, 3]
+)toml";
+
+BOOST_AUTO_TEST_CASE(a_confronted_conjecture_is_judged_architecture_by_architecture) {
+  th::Engine engine(catalogue);
+  const nm::ExperimentSpec s = spec("confront", kConfront);
+  // Measured as the rules predict: (2) high, the others three decades lower; (1,2) unconverged.
+  const auto records = measure(
+      s, [](const nm::RunConfig& r) { return r.model.heads == std::vector<long>{2} ? 0.2 : 2e-4; },
+      [](const nm::RunConfig& r) { return r.model.heads != std::vector<long>{1, 2}; });
+  const rp::ExperimentResult r = rp::verify(s, "quick", records, engine);
+  BOOST_TEST(r.confronted.find("head_count.depth_conjecture (conjecture") == 0u);
+  BOOST_TEST_REQUIRE(r.confrontations.size() == 4u);
+  std::map<std::string, rp::Confrontation> by;
+  for (const rp::Confrontation& c : r.confrontations) by[c.architecture] = c;
+  // (2): both predictions say not efficient; it is the reference, and converged.
+  BOOST_TEST(by["(2)"].engine == "exponential in T");
+  BOOST_TEST(by["(2)"].entry == "not efficient");
+  BOOST_TEST(by["(2)"].measured == "not efficient");
+  // (1,1): L*h = 2 < 3, the conjecture says not efficient; the engine and the runs disagree.
+  BOOST_TEST(by["(1,1)"].engine == "efficient");
+  BOOST_TEST(by["(1,1)"].entry == "not efficient");
+  BOOST_TEST(by["(1,1)"].measured == "efficient");
+  BOOST_TEST(by["(1,1)"].entry_contradicted);
+  BOOST_TEST(!by["(1,1)"].engine_contradicted);
+  // (3): L*h = 3, the hypothesis fails and the conjecture says nothing.
+  BOOST_TEST(by["(3)"].entry.find("no claim (hypotheses L*h < D of head_count.depth_conjecture fails)") == 0u);
+  BOOST_TEST(!by["(3)"].entry_contradicted);
+  // A low NMSE counts from unconverged runs too.
+  BOOST_TEST(by["(1,2)"].measured == "efficient");
+
+  // Everything at one level: nothing is efficient, (1,1) is "not efficient" and the engine is
+  // the one contradicted, said so.
+  const auto flat = measure(s, [](const nm::RunConfig&) { return 0.2; });
+  for (const rp::Confrontation& c : rp::verify(s, "quick", flat, engine).confrontations) {
+    BOOST_TEST(c.measured == "not efficient");
+    BOOST_TEST(c.engine_contradicted == (c.engine == "efficient"));
+    BOOST_TEST(!c.entry_contradicted);
+  }
+  // The reference not converged: no verdict but "inconclusive", with the reason.
+  const auto unconverged = measure(
+      s, [](const nm::RunConfig& c) { return c.model.heads == std::vector<long>{2} ? 0.2 : 2e-4; },
+      [](const nm::RunConfig&) { return false; });
+  for (const rp::Confrontation& c : rp::verify(s, "quick", unconverged, engine).confrontations)
+    BOOST_TEST(c.measured.find("inconclusive: the reference (2)") == 0u);
+  // Two seeds: too few.
+  auto two = records;
+  two.erase(std::remove_if(two.begin(), two.end(),
+                           [](const nm::RunRecord& x) { return x.labels.at("seed") == "3"; }),
+            two.end());
+  for (const rp::Confrontation& c : rp::verify(s, "quick", two, engine).confrontations)
+    BOOST_TEST(c.measured.find("inconclusive: 2 finished seeds") == 0u);
+  // An unknown entry is an error at the spec's line.
+  std::string text = kConfront;
+  text.replace(text.find("head_count.depth_conjecture"), 27, "head_count.nope");
+  const nm::ExperimentSpec bad = spec("bad", text);
+  try {
+    (void)rp::verify(bad, "quick", {}, engine);
+    BOOST_FAIL("an unknown entry must be refused");
+  } catch (const infoflow::InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("bad.toml:6:12") != std::string::npos, e.what());
+  }
+  const rp::ReportFiles files = rp::write_report(dir / "out", {r}, false);
+  BOOST_TEST(fs::exists(dir / "out" / "confront.csv"));
+  BOOST_TEST(fs::exists(dir / "out" / "fig_confront_confront.tex"));
 }
 
 BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {

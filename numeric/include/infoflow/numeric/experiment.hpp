@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "infoflow/core/error.hpp"
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/numeric/train.hpp"
 
@@ -59,6 +60,10 @@ struct ExperimentSpec {
   std::string claim;
   std::string group;
   std::string arm;
+  /// A catalogue entry (a conjecture, say) whose verdict verify sets beside the engine's and the
+  /// measured one, architecture by architecture; empty: none.
+  std::string confront;
+  SourceLocation confront_at;
   std::filesystem::path file;
   std::vector<std::string> profiles;
   /// The runs of a profile, in a fixed order; throws InputError (file:line:column) for an

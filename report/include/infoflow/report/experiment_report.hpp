@@ -5,7 +5,10 @@
 /// The verification report as a folder (`infoflow report`):
 ///   report.tex / report.pdf   claims tables (booktabs) and figures, one section an experiment
 ///   fig_NAME.tex              the pgfplots figure (data inline), fig_NAME.pdf and .png previews
+///   fig_NAME_confront.tex     where the spec confronts an entry: NMSE per architecture, a line
+///                             per group, the architectures where the entry fails circled
 ///   claims.csv, results.csv   every claim; every run with its prediction
+///   confront.csv              the architecture-by-architecture verdicts, where there are any
 /// Every file is written atomically; PDF and PNG need pdflatex and pdftoppm (else skipped, and
 /// the summary says so).
 
@@ -22,6 +25,10 @@ std::string figure_pgfplots(const ExperimentResult& r);
 std::string claims_table_latex(const ExperimentResult& r);
 std::string results_csv(const std::vector<ExperimentResult>& results);
 std::string claims_csv(const std::vector<ExperimentResult>& results);
+/// The engine's, the confronted entry's and the measured verdict per architecture.
+std::string confrontation_table_latex(const ExperimentResult& r);
+std::string confrontation_pgfplots(const ExperimentResult& r);
+std::string confrontations_csv(const std::vector<ExperimentResult>& results);
 
 struct ReportFiles {
   std::vector<std::filesystem::path> written;

@@ -25,7 +25,18 @@
 ///   slope's interval reaches down to -2/a or below, disagrees if it lies entirely above. A
 ///   fitted exponent is evidence about a rate, not a proof; training adds optimisation error.
 ///
-/// Rules over all three (docs/experiments.md):
+/// - confront (an entry named by the spec, e.g. a conjecture): architecture by architecture,
+///   the engine's verdict, the entry's and the measured one. The entry speaks where its setting
+///   and hypotheses hold at the architecture (h read as the mean heads per layer, so L*h is the
+///   total): "not efficient" for a lower bound whose exponent grows with T, "efficient" for an
+///   upper bound whose exponent does not; elsewhere it makes no claim. Measured, per group (all
+///   labels but the architecture's), against the reference R: the lowest median NMSE among the
+///   configurations that both the engine and the entry call not efficient, their runs
+///   converged. An architecture is measured efficient when its median is at least a decade
+///   below R, not efficient when it is within half a decade of R or above and its runs
+///   converged; otherwise inconclusive, with the reason. Each needs 3 finished seeds.
+///
+/// Rules over all of them (docs/experiments.md):
 /// - a low NMSE supports "efficient" from any run; a high NMSE supports "not efficient" only
 ///   from runs that converged (the plateau test of numeric/train.hpp). So agreeing on a gap
 ///   needs the inefficient side converged, disagreeing the efficient side; growth or flatness
@@ -92,6 +103,20 @@ struct RunRow {
   std::string predicted_rate;
 };
 
+/// One architecture of a confronted experiment: three verdicts side by side.
+struct Confrontation {
+  std::string group;         ///< "D = 3, T = 16"
+  std::string architecture;  ///< "(1,1)"
+  std::string engine;        ///< the engine's verdict ("efficient", "exponential in T", ...)
+  std::string entry;         ///< the entry's: "not efficient", "efficient" or "no claim (...)"
+  double median = 0;         ///< median best NMSE over the finished seeds (NaN: none)
+  long seeds = 0;            ///< finished runs
+  long converged = 0;        ///< of them
+  std::string measured;      ///< "efficient", "not efficient" or "inconclusive: why"
+  bool entry_contradicted = false;   ///< the entry's claim is the opposite of the measurement
+  bool engine_contradicted = false;  ///< the engine's verdict is the opposite of it
+};
+
 /// One reported value beside our runs of the same configuration.
 struct PaperComparison {
   std::string configuration;  ///< "D = 2, T = 64, heads D,D"
@@ -118,6 +143,9 @@ struct ExperimentResult {
   std::vector<PaperComparison> reported;
   std::string reported_source;
   std::vector<LearningCurve> curves;  ///< runs that stopped at their budget, not converged
+  /// The entry the spec confronts (its id, provenance and statement) and the verdicts.
+  std::string confronted;
+  std::vector<Confrontation> confrontations;
 };
 
 /// Sets each claim's cross_check where `other` (the same experiment under another profile)

@@ -197,6 +197,7 @@ class Engine {
   /// The exponent of 1/eps of a catalogue entry with some symbols given values.
   [[nodiscard]] GiNaC::ex exponent_of(const std::string& entry, const GiNaC::exmap& values);
   [[nodiscard]] const CostModel& costs() const { return costs_; }
+  [[nodiscard]] const Catalogue& catalogue() const { return catalogue_; }
 
  private:
   const Catalogue& catalogue_;
