@@ -3,10 +3,10 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_KIND] [KIND...]     (default: 600 s; every kind)
 #
-# Builds build/fuzz with Clang (AddressSanitizer, UBSan, coverage; ccache if present), seeds
+# Builds build-fuzz with Clang (AddressSanitizer, UBSan, coverage; ccache if present), seeds
 # each corpus from the shipped files and the kept regression inputs (tests/data/fuzz/KIND/),
 # and runs the fuzzer under `nice`. An input that crashes, hangs (over 10 s) or ends in an
-# error other than bad input (exit 2) is written to build/fuzz/findings/KIND/; keep it as a
+# error other than bad input (exit 2) is written to build-fuzz/findings/KIND/; keep it as a
 # regression test by copying it to tests/data/fuzz/KIND/. The last line per kind gives the
 # counts: inputs executed, crashes, hangs.
 set -euo pipefail
@@ -15,7 +15,7 @@ seconds=${1:-600}
 shift || true
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(rate formula catalogue targets experiment results)
-build=build/fuzz
+build=build-fuzz  # not build/fuzz: that is the main build's folder for fuzz/
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
