@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -33,7 +35,115 @@ struct TrainArguments {
   std::string precision = "float32";
   bool json = false;
   std::string output;
+  // Inside the trained network (numeric/inspect.hpp).
+  bool probe = false;
+  std::string attention_file;
+  numeric::Index attention_layer = 1;
+  numeric::Index attention_head = 1;
+  numeric::Index inspect_sequences = 512;
 };
+
+/// What --probe and --attention found, with the seed of the sequences they used.
+struct Inspection {
+  std::uint64_t seed = 0;
+  std::vector<numeric::ProbeScore> initial;
+  std::vector<numeric::ProbeScore> trained;
+  Eigen::MatrixXd attention;  ///< sequences x S; empty unless asked
+};
+
+/// The readout's attention as CSV (a row per sequence, a column per position, the readout's own
+/// weight last) and a pgfplots heat map of its first 32 rows beside it (FILE.tex).
+void write_attention(const TrainArguments& a, const Eigen::MatrixXd& w) {
+  std::string csv;
+  for (numeric::Index j = 0; j < w.cols(); ++j)
+    csv += (j == 0 ? "" : ",") + (j + 1 < w.cols() ? fmt::format("x{}", j + 1) : "readout");
+  csv += "\n";
+  for (numeric::Index i = 0; i < w.rows(); ++i) {
+    for (numeric::Index j = 0; j < w.cols(); ++j) csv += fmt::format("{}{:.6f}", j ? "," : "", w(i, j));
+    csv += "\n";
+  }
+  emit(csv, a.attention_file);
+  const numeric::Index rows = std::min<numeric::Index>(w.rows(), 32);
+  std::string ticks;  // the positions, then R for the readout token
+  for (numeric::Index j = 1; j < w.cols(); ++j) ticks += fmt::format("{},", j);
+  std::string tex = fmt::format(
+      "% The readout's attention in layer {}, head {}: {} sequences (rows) by position (R: the "
+      "readout token itself).\n"
+      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=11cm, height=7cm, enlargelimits=false, "
+      "colorbar, colormap/viridis, point meta min=0, point meta max=1, xlabel={{position}}, "
+      "ylabel={{sequence}}, xtick={{1,...,{}}}, xticklabels={{{}R}}, y dir=reverse]\n"
+      "\\addplot[matrix plot*, mesh/cols={}, point meta=explicit] table[meta=w] {{\nx y w\n",
+      a.attention_layer, a.attention_head, rows, w.cols(), ticks, w.cols());
+  for (numeric::Index i = 0; i < rows; ++i) {
+    for (numeric::Index j = 0; j < w.cols(); ++j) tex += fmt::format("{} {} {:.4f}\n", j + 1, i + 1, w(i, j));
+  }
+  tex += "};\n\\end{axis}\n\\end{tikzpicture}\n";
+  emit(tex, a.attention_file + ".tex");
+}
+
+Inspection inspect(const TrainArguments& a, const numeric::ModelConfig& m, const numeric::Task& task,
+                   const std::filesystem::path& checkpoint) {
+  Inspection out;
+  // Sequences of their own stream, not the training or validation ones.
+  out.seed = derive_seed(a.training.seed, {0x1e5bec7});
+  const numeric::Transformer<double> trained = numeric::model_from_checkpoint(m, checkpoint);
+  if (a.probe) {
+    out.initial = numeric::probe_first_layer(numeric::initial_model(m, a.training.seed), task,
+                                             a.inspect_sequences, out.seed);
+    out.trained = numeric::probe_first_layer(trained, task, a.inspect_sequences, out.seed);
+  }
+  if (!a.attention_file.empty()) {
+    out.attention = numeric::readout_attention(trained, task, a.inspect_sequences, out.seed,
+                                               a.attention_layer - 1, a.attention_head - 1);
+    write_attention(a, out.attention);
+  }
+  return out;
+}
+
+nlohmann::json to_json(const Inspection& in) {
+  nlohmann::json out = {{"sequences_seed", in.seed}};
+  if (!in.trained.empty()) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (std::size_t i = 0; i < in.trained.size(); ++i) {
+      const numeric::ProbeScore& b = in.initial[i];
+      const numeric::ProbeScore& t = in.trained[i];
+      heads.push_back({{"head", t.head + 1},
+                       {"initial", {{"largest", b.to_largest}, {"second", b.to_second}}},
+                       {"trained", {{"largest", t.to_largest}, {"second", t.to_second}}},
+                       {"ratio_largest", t.to_largest / b.to_largest},
+                       {"ratio_second", t.to_second / b.to_second}});
+    }
+    out["probe"] = heads;
+  }
+  if (in.attention.size() > 0) {
+    const Eigen::VectorXd mean = in.attention.colwise().mean();
+    out["attention_mean"] = std::vector<double>(mean.data(), mean.data() + mean.size());
+  }
+  return out;
+}
+
+std::string summary(const Inspection& in) {
+  std::string out;
+  for (std::size_t i = 0; i < in.trained.size(); ++i) {
+    const numeric::ProbeScore& b = in.initial[i];
+    const numeric::ProbeScore& t = in.trained[i];
+    out += fmt::format(
+        "probe, layer 1 head {}: to the largest-weight token NMSE {:.3f} (initial {:.3f}, ratio "
+        "{:.2f}); to the second {:.3f} (initial {:.3f}, ratio {:.2f})\n",
+        t.head + 1, t.to_largest, b.to_largest, t.to_largest / b.to_largest, t.to_second,
+        b.to_second, t.to_second / b.to_second);
+  }
+  if (in.attention.size() > 0) {
+    const Eigen::VectorXd mean = in.attention.colwise().mean();
+    std::string weights;
+    for (numeric::Index j = 0; j < mean.size(); ++j)
+      weights += fmt::format("{}{:.3f}", j ? " " : "", mean(j));
+    out += fmt::format("readout attention, mean over {} sequences, positions 1..{} and readout: {}\n",
+                       in.attention.rows(), mean.size() - 1, weights);
+  }
+  if (!out.empty()) out += fmt::format("(inspection sequences seed {})\n", in.seed);
+  return out;
+}
 
 /// A training task from a formula or a target file: T from --T, else the file's `set`, else 8.
 std::unique_ptr<numeric::Task> formula_task(const TrainArguments& a, bool tokens_given) {
@@ -231,6 +341,21 @@ void add_train(CLI::App& app, Context& ctx) {
                   "keep a checkpoint in this file and resume from it if it exists");
   cmd->add_option("--checkpoint-every", t.checkpoint_every, "steps between checkpoints")
       ->capture_default_str();
+  cmd->add_flag("--probe", a->probe,
+                "after training: linear probes from the input tokens' states after layer 1 to "
+                "the tokens of largest and second-largest attention weight, trained against "
+                "initial (needs L >= 2)");
+  cmd->add_option("--attention", a->attention_file,
+                  "after training: the readout's attention weights per sequence as CSV in this "
+                  "file, with a pgfplots heat map in FILE.tex");
+  cmd->add_option("--attention-layer", a->attention_layer, "--attention: the layer (from 1)")
+      ->capture_default_str();
+  cmd->add_option("--attention-head", a->attention_head, "--attention: the head (from 1)")
+      ->capture_default_str();
+  cmd->add_option("--inspect-sequences", a->inspect_sequences,
+                  "sequences drawn for --probe and --attention")
+      ->check(CLI::Range(numeric::Index{8}, numeric::Index{1} << 16))
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON: configuration, parameter count, timings, NMSE, curve");
   cmd->add_option("-o,--output", a->output, "write here (atomically) instead of standard output");
   cmd->callback([a, cmd, &ctx] {
@@ -271,10 +396,42 @@ void add_train(CLI::App& app, Context& ctx) {
                   << std::flush;
       };
     }
+    // Inspection reads the trained parameters from the run's checkpoint (a scratch one if the
+    // run keeps none); the checks come first, so that a bad request costs no training.
+    const bool inspecting = a->probe || !a->attention_file.empty();
+    if (a->probe && model.layers() < 2)
+      throw InputError("--probe needs at least two layers (--heads with two or more values)");
+    if (!a->attention_file.empty() &&
+        (a->attention_layer < 1 || a->attention_layer > model.layers() || a->attention_head < 1 ||
+         a->attention_head > model.heads[static_cast<std::size_t>(a->attention_layer - 1)]))
+      throw InputError(fmt::format("--attention-layer {} --attention-head {}: no such head in "
+                                   "heads {}",
+                                   a->attention_layer, a->attention_head, model.heads_string()));
+    struct Scratch {  // removed however the command ends
+      std::filesystem::path file;
+      ~Scratch() {
+        std::error_code ignored;
+        if (!file.empty()) std::filesystem::remove(file, ignored);
+      }
+    } scratch;
+    if (inspecting && a->training.checkpoint.empty()) {
+      scratch.file = std::filesystem::temp_directory_path() /
+                     fmt::format("infoflow-inspect-{}.ckpt", ::getpid());
+      a->training.checkpoint = scratch.file;
+    }
     const numeric::TrainResult result = numeric::train(model, *task, a->training, progress);
     if (progress) std::cerr << "\r\033[K" << std::flush;
-    emit(a->json ? to_json(*a, model, result).dump(2) + "\n" : summary(*a, model, result),
-         a->output);
+    std::optional<Inspection> inspection;
+    if (inspecting && result.status != numeric::RunStatus::kDiverged)
+      inspection = inspect(*a, model, *task, a->training.checkpoint);
+    if (a->json) {
+      nlohmann::json j = to_json(*a, model, result);
+      if (inspection) j["inspection"] = to_json(*inspection);
+      emit(j.dump(2) + "\n", a->output);
+    } else {
+      emit(summary(*a, model, result) + (inspection ? summary(*inspection) : std::string()),
+           a->output);
+    }
     if (result.status == numeric::RunStatus::kDiverged) {
       ctx.exit_code = static_cast<int>(ExitCode::kFindings);
     }

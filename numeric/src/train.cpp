@@ -126,7 +126,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   result.task_name = task.name();
   result.task_description = task.description();
   Transformer<Scalar> model(config);
-  model.initialize(derive_seed(o.seed, {kInit}));
+  model.initialize(initialization_seed(o.seed));
   result.parameters = model.layout().count();
 
   const Index t = task.tokens();
@@ -377,6 +377,8 @@ Index TrainOptions::budget() const {
 Index TrainOptions::eval_interval() const {
   return eval_every > 0 ? eval_every : std::max<Index>(1, steps / 20);
 }
+
+std::uint64_t initialization_seed(std::uint64_t run_seed) { return derive_seed(run_seed, {kInit}); }
 
 TrainResult train(const ModelConfig& model, const Task& task, const TrainOptions& options,
                   const ProgressCallback& progress) {

@@ -96,6 +96,18 @@ MatrixMap<Scalar> Workspace<Scalar>::map(const Slot& slot, Index cols) {
 }
 
 template <class Scalar>
+ConstMatrixMap<Scalar> Workspace<Scalar>::state_entering(Index layer, Index count) const {
+  const Slot& slot = layers_.at(static_cast<std::size_t>(layer)).input;
+  return ConstMatrixMap<Scalar>(buffer_.data() + slot.offset, slot.rows,
+                                count * (config_.tokens + 1));
+}
+
+template <class Scalar>
+const Scalar* Workspace<Scalar>::attention_weights(Index layer) const {
+  return buffer_.data() + layers_.at(static_cast<std::size_t>(layer)).probs.offset;
+}
+
+template <class Scalar>
 Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity)
     : Workspace(config, capacity, true) {}
 

@@ -112,6 +112,16 @@ BOOST_AUTO_TEST_CASE(sizes_past_their_limits_are_exit_two_before_any_work) {
   BOOST_TEST(contains(r.out, "GiB of memory and the machine has"));
 }
 
+BOOST_AUTO_TEST_CASE(an_inspection_that_cannot_be_done_is_refused_before_training) {
+  Run r = run("train --task intrinsic_dim --heads 2 --probe --steps 1000000");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "--probe needs at least two layers"));
+  r = run("train --task intrinsic_dim --heads 2,2 --attention /tmp/x.csv --attention-layer 3 "
+          "--steps 1000000");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "--attention-layer 3 --attention-head 1: no such head in heads (2,2)"));
+}
+
 BOOST_AUTO_TEST_CASE(a_spec_is_validated_whole_before_any_run) {
   const TempDir temp;
   const auto sweep = [&](const std::string& text) {

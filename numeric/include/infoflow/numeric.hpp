@@ -8,6 +8,7 @@
 #include "infoflow/numeric/config.hpp"
 #include "infoflow/numeric/experiment.hpp"
 #include "infoflow/numeric/fit.hpp"
+#include "infoflow/numeric/inspect.hpp"
 #include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/optimizer.hpp"
 #include "infoflow/numeric/random.hpp"

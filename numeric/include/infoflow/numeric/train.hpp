@@ -113,6 +113,9 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
+/// The seed train() initialises a model from, for a run seed.
+std::uint64_t initialization_seed(std::uint64_t run_seed);
+
 /// Trains a model initialised from the seed, or resumed from options.checkpoint if that file
 /// exists. Throws InputError if the options or the model do not fit the task (token dimension,
 /// T) or the checkpoint belongs to another configuration; a divergence is a status, not an

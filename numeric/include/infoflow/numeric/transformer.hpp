@@ -85,6 +85,12 @@ class Workspace {
   /// sum_b output_gradient[b] * prediction[b] with respect to every parameter.
   void backward(const Transformer<Scalar>& model, const Scalar* output_gradient, Scalar* gradient);
 
+  /// After forward() of `count` sequences, for inspection (numeric/inspect.hpp): the state
+  /// entering `layer`, E x (count*S), and the attention weights of `layer`, S x Sq per
+  /// (sequence, head), sequence-major (Sq = S for a full layer, 1 for the last).
+  [[nodiscard]] ConstMatrixMap<Scalar> state_entering(Index layer, Index count) const;
+  [[nodiscard]] const Scalar* attention_weights(Index layer) const;
+
  private:
   Workspace(const ModelConfig& config, Index capacity, bool allocate);
 
