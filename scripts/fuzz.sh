@@ -19,7 +19,7 @@ build=build-fuzz  # not build/fuzz: that is the main build's folder for fuzz/
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DINFOFLOW_FUZZ=ON -DINFOFLOW_BUILD_TESTS=OFF -DINFOFLOW_BUILD_BENCH=OFF -DINFOFLOW_NATIVE=OFF \
+  -DINFOFLOW_FUZZ=ON -DINFOFLOW_BUILD_TESTS=OFF -DINFOFLOW_BUILD_BENCH=OFF \
   "${launcher[@]}" > /dev/null
 nice cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${kinds[@]}")
 

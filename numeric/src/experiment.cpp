@@ -29,10 +29,19 @@
 
 namespace infoflow::numeric {
 
+std::string instruction_set() { return INFOFLOW_MARCH; }
+bool default_instruction_set() { return std::string(INFOFLOW_MARCH) == INFOFLOW_DEFAULT_MARCH; }
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+/// The default instruction set adds nothing to a key (the keys of earlier results hold); any
+/// other one keeps its runs apart, since their numbers differ in the low bits.
+std::string march_tag() {
+  return default_instruction_set() ? std::string() : "/march=" + instruction_set();
+}
 
 SourceLocation location(const fs::path& file, const toml::source_region& r) {
   return SourceLocation{file.string(), r.begin.line, r.begin.column};
@@ -504,7 +513,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       throw InputError(err.where().line > 0 ? err.where() : heads_at,
                        "profile." + profile + " (" + labels + "): " + err.message());
     }
-    r.key = fmt::format("{:016x}", fnv1a(config_json(r).dump() + kCodeVersion));
+    r.key = fmt::format("{:016x}", fnv1a(config_json(r).dump() + kCodeVersion + march_tag()));
     out.push_back(std::move(r));
     std::size_t a = axes.size();
     while (a > 0) {
@@ -614,6 +623,7 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
                        {"labels", run.labels},
                        {"config", config_json(run)},
                        {"code_version", kCodeVersion},
+                       {"march", instruction_set()},
                        {"status", to_string(r.status)},
                        {"converged", r.status == RunStatus::kConverged},
                        {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},

@@ -267,6 +267,43 @@ BOOST_AUTO_TEST_CASE(a_sweep_runs_only_the_slice_where_selects) {
   BOOST_CHECK_THROW(nm::parse_where("=3"), infoflow::InputError);
 }
 
+BOOST_AUTO_TEST_CASE(a_shipped_record_is_reproduced_bit_for_bit) {
+  // The committed quick results of head_capacity come from this code version: re-running the
+  // quickest of them must give the same bits. If not, a change of the numeric core did not bump
+  // kCodeVersion (or the results were not re-run after it did).
+  if (!nm::default_instruction_set()) {
+    BOOST_TEST_MESSAGE("skipped: built for -march=" << nm::instruction_set()
+                                                     << ", whose runs are keyed apart");
+    return;
+  }
+  const fs::path dir = INFOFLOW_EXPERIMENTS_DIR;
+  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(dir / "head_capacity.toml");
+  const std::vector<nm::RunRecord> records =
+      nm::ResultStore(dir / "results" / "engine-quick" / "head_capacity.jsonl").read();
+  const std::vector<nm::RunConfig> runs = spec.runs("quick");
+  const nm::RunConfig* run = nullptr;
+  const nm::RunRecord* shipped = nullptr;
+  for (const nm::RunRecord& rec : records) {
+    for (const nm::RunConfig& r : runs) {
+      if (r.key == rec.key && (shipped == nullptr || rec.seconds < shipped->seconds)) {
+        run = &r;
+        shipped = &rec;
+      }
+    }
+  }
+  BOOST_TEST_REQUIRE(shipped != nullptr,
+                     "no shipped head_capacity record of " << nm::kCodeVersion
+                         << ": re-run `infoflow sweep head_capacity --profile quick --results "
+                            "experiments/results/engine-quick`");
+  nm::TrainOptions o = run->training;
+  o.threads = 1;  // results depend on the seed and the chunks, never on the threads
+  const nm::TrainResult again = nm::train(run->model, *run->make(), o);
+  BOOST_TEST(again.best_validation_nmse == shipped->best_validation_nmse);
+  BOOST_TEST_REQUIRE(again.curve.size() == shipped->curve.size());
+  for (std::size_t i = 0; i < again.curve.size(); ++i)
+    BOOST_TEST(again.curve[i].validation_nmse == shipped->curve[i].second);
+}
+
 BOOST_AUTO_TEST_CASE(shard_syntax) {
   BOOST_TEST(nm::parse_shard("1/4").first == 1);
   BOOST_TEST(nm::parse_shard("1/4").second == 4);

@@ -38,6 +38,11 @@ namespace infoflow::numeric {
 /// 2: the GELU backward uses the forward's vectorised tanh (results of 1 differ in low bits).
 inline constexpr const char* kCodeVersion = "infoflow-numeric-2";
 
+/// The instruction set this build was compiled for (-march; CMake's INFOFLOW_MARCH), and whether
+/// it is the default one: runs of another are keyed apart, since their low bits differ.
+std::string instruction_set();
+bool default_instruction_set();
+
 /// One training run of a sweep.
 struct RunConfig {
   std::string experiment;
