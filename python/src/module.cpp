@@ -10,9 +10,9 @@
 // infoflow::Error becomes infoflow.Error (a RuntimeError); std::bad_alloc a MemoryError.
 // Training and sweeps run with the GIL released.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -22,10 +22,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric.hpp"
@@ -36,6 +32,10 @@
 #include "infoflow/theorems/engine.hpp"
 
 #include "commands/target_arguments.hpp"
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -181,9 +181,8 @@ class Options {
       if (used_.count(k) == 0) {
         std::string known;
         for (const std::string& u : used_) known += (known.empty() ? "" : ", ") + u;
-        throw py::type_error(
-            fmt::format("{}() got an unexpected keyword argument '{}' (it takes: {})", call_, k,
-                        known));
+        throw py::type_error(fmt::format(
+            "{}() got an unexpected keyword argument '{}' (it takes: {})", call_, k, known));
       }
     }
   }
@@ -285,8 +284,8 @@ void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::s
         try {
           engine.add_derived(catalogue, target, engine.plan(target, a));
         } catch (const InputError& e) {
-          throw InputError(spec.where, "target " + spec.name + ", heads " + a.heads_text() +
-                                           ": " + e.message());
+          throw InputError(
+              spec.where, "target " + spec.name + ", heads " + a.heads_text() + ": " + e.message());
         }
       }
     }
@@ -318,7 +317,8 @@ py::object check(const std::string& directory, const std::vector<std::string>& a
 std::string table(const std::string& directory, const std::vector<std::string>& added,
                   const std::string& of, bool standalone) {
   if (of != "catalogue" && of != "findings" && of != "both")
-    throw py::value_error("table(): of must be 'catalogue', 'findings' or 'both', got '" + of + "'");
+    throw py::value_error("table(): of must be 'catalogue', 'findings' or 'both', got '" + of +
+                          "'");
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   std::string body;
   if (of != "findings") body += report::catalogue_table_latex(catalogue);
@@ -492,8 +492,10 @@ py::object derive(const std::string& source, const std::string& directory,
   o.finish();
   if (format != "data" && format != "text" && format != "latex" && format != "json" &&
       format != "toml")
-    throw py::value_error("derive(): format must be 'data', 'text', 'latex', 'json' or 'toml', "
-                          "got '" + format + "'");
+    throw py::value_error(
+        "derive(): format must be 'data', 'text', 'latex', 'json' or 'toml', "
+        "got '" +
+        format + "'");
   const std::vector<targets::TargetSpec> specs = t.resolve(false);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
@@ -501,17 +503,18 @@ py::object derive(const std::string& source, const std::string& directory,
     const targets::TargetSpec& spec = specs.front();
     const std::vector<std::string> unset = unset_integers(spec);
     if (unset.size() > 1 || (format != "text" && format != "data")) {
-      throw InputError(fmt::format("the formula needs values for {} (e.g. --set {}=3); with one "
-                                   "of them unset, text output gives the condition on it",
-                                   fmt::join(unset, ", "), unset.front()));
+      throw InputError(
+          fmt::format("the formula needs values for {} (e.g. --set {}=3); with one "
+                      "of them unset, text output gives the condition on it",
+                      fmt::join(unset, ", "), unset.front()));
     }
     targets::TargetSpec probe = spec;
     probe.set[unset.front()] = 1;  // a value to compile with; the conditions try every one
     const theorems::Target target = to_target(probe);
     const theorems::Architecture base = arch.for_target(spec, std::vector<long>{1});
-    std::string text = fmt::format(
-        "target {}: {}\n  {} has no value: for which {} is it efficient?\n", spec.name,
-        targets::to_text(spec.formula.root()), unset.front(), unset.front());
+    std::string text =
+        fmt::format("target {}: {}\n  {} has no value: for which {} is it efficient?\n", spec.name,
+                    targets::to_text(spec.formula.root()), unset.front(), unset.front());
     py::list conditions;
     for (long layers = 1; layers <= 3; ++layers) {
       const theorems::Condition c = engine.condition(target, unset.front(), base, layers, 4);
@@ -589,8 +592,8 @@ py::object plan(const std::string& source, const std::string& directory,
   }
   const theorems::Plan p =
       chosen ? *chosen
-             : engine.plan(target, arch.for_target(spec, arch.heads ? *arch.heads
-                                                                    : std::vector<long>{1}));
+             : engine.plan(target,
+                           arch.for_target(spec, arch.heads ? *arch.heads : std::vector<long>{1}));
   if (format == "text") return py::str(note + report::plan_text(target, p));
   json j = report::to_json(p);
   j["target"] = report::to_json(*target.program);
@@ -688,8 +691,8 @@ py::dict train(const py::dict& kwargs) {
   if (norm != "squared" && norm != "plain")
     throw InputError(SourceLocation{"norm", 0, 0}, "must be squared or plain (got '" + norm + "')");
   task.norm = norm == "plain" ? numeric::NormKind::kPlain : numeric::NormKind::kSquared;
-  const int sources = (task.name.empty() ? 0 : 1) + (target_file.empty() ? 0 : 1) +
-                      (formula.empty() ? 0 : 1);
+  const int sources =
+      (task.name.empty() ? 0 : 1) + (target_file.empty() ? 0 : 1) + (formula.empty() ? 0 : 1);
   if (sources != 1) throw InputError("give exactly one of task, target and formula");
   std::unique_ptr<numeric::Task> made;
   if (task.name.empty()) {
@@ -848,8 +851,7 @@ py::list sweep(const std::vector<std::string>& experiments, const std::string& e
   o.finish();
   if (base.workers < 0 || base.workers > 1024)
     throw InputError("workers must be 0 (one per core) to 1024");
-  if (base.checkpoint_every < 0)
-    throw InputError("checkpoint_every must be 0 (none) or positive");
+  if (base.checkpoint_every < 0) throw InputError("checkpoint_every must be 0 (none) or positive");
   std::tie(base.shard, base.shards) = numeric::parse_shard(shard);
   for (const std::string& w : where) {
     auto [label, value] = numeric::parse_where(w);
@@ -945,8 +947,7 @@ py::dict read_results(const std::string& file) {
 
 py::list verify(const std::vector<std::string>& experiments, const std::string& experiments_dir,
                 const std::string& directory, const std::vector<std::string>& added,
-                const std::string& profile, const std::string& results,
-                const std::string& format) {
+                const std::string& profile, const std::string& results, const std::string& format) {
   if (format != "data" && format != "text" && format != "latex")
     throw py::value_error("verify(): format must be 'data', 'text' or 'latex', got '" + format +
                           "'");
@@ -964,8 +965,8 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
         std::find(s.profiles.begin(), s.profiles.end(), "full") != s.profiles.end();
     if (profile != "full" && has_full && fs::is_regular_file(shipped) &&
         fs::absolute(shipped) != fs::absolute(store.file())) {
-      report::cross_check(r, report::verify(s, "full", numeric::ResultStore(shipped).read(),
-                                            engine));
+      report::cross_check(r,
+                          report::verify(s, "full", numeric::ResultStore(shipped).read(), engine));
     }
     if (const std::optional<report::ReportedValues> paper = report::reported_for(s)) {
       r.reported = report::compare_with_reported(r, *paper);
@@ -1010,14 +1011,14 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
 
 PYBIND11_MODULE(_infoflow, m) {
   namespace ip = infoflow::python;
-  m.doc() =
-      "The compiled core of the infoflow package (private: use the functions of `infoflow`).";
+  m.doc() = "The compiled core of the infoflow package (private: use the functions of `infoflow`).";
   m.attr("__version__") = INFOFLOW_VERSION;
   m.attr("code_version") = infoflow::numeric::kCodeVersion;
 
   static py::exception<infoflow::Error> error(m, "Error", PyExc_RuntimeError);
   static py::exception<infoflow::InputError> input_error(m, "InputError", PyExc_ValueError);
-  error.attr("__doc__") = "An error of infoflow that is not the caller's input (a bug: please report it).";
+  error.attr("__doc__") =
+      "An error of infoflow that is not the caller's input (a bug: please report it).";
   input_error.attr("__doc__") =
       "Bad input, as the command's exit code 2: str(e) is the command's message\n"
       "('file:line:column: error: ...'); e.message is the message alone, e.file, e.line and\n"

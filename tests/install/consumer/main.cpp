@@ -10,8 +10,7 @@
 int main() {
   using namespace infoflow;
   const theorems::Catalogue catalogue = theorems::Catalogue::load_directory(CATALOGUE);
-  std::cout << "catalogue: " << catalogue.entries().size() << " entries from "
-            << CATALOGUE << "\n";
+  std::cout << "catalogue: " << catalogue.entries().size() << " entries from " << CATALOGUE << "\n";
   theorems::Engine engine(catalogue);
   const theorems::Target target("partner", targets::Formula::parse("min(s != t) dot(x[s], x[t])"),
                                 {}, "retrieval");
