@@ -6,6 +6,7 @@ Usage: run_notebook.py NOTEBOOK.ipynb [OUTPUT.ipynb]
 """
 
 import os
+import shutil
 import sys
 import tempfile
 
@@ -35,9 +36,10 @@ try:
     # (PYDEVD_...: ipykernel's debugger warns about frozen modules on every start.)
     client.execute(env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
 except CellExecutionError as e:
-    print(f"{notebook_path}: a cell failed:\n{e}")
+    print(f"{notebook_path}: a cell failed (its folder is kept: {work}):\n{e}")
     sys.exit(1)
 code_cells = [c for c in nb.cells if c.cell_type == "code"]
-print(f"{notebook_path}: {len(code_cells)} code cells ran without error in {work}")
+print(f"{notebook_path}: {len(code_cells)} code cells ran without error")
+shutil.rmtree(work, ignore_errors=True)
 if len(sys.argv) > 2:
     nbformat.write(nb, sys.argv[2])
