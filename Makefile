@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 OUT   ?= out
 
-.PHONY: run test build deps bench clean
+.PHONY: run test test-slurm build deps bench install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -29,10 +29,22 @@ run: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# Not part of `make test`: starts a one-node SLURM cluster here (root; slurm-wlm and munge),
+# runs the documented job array of a small sweep, kills and resubmits a task, merges, and
+# compares with the same sweep run locally (scripts/test-slurm.sh; log in $(BUILD)/slurm-test.log).
+test-slurm: build
+	@scripts/test-slurm.sh $(BUILD)
+
+# Libraries, headers, CMake package, command, catalogue, Python module under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/train_step.sh $(BUILD)
 	@$(BUILD)/bench/bench_derive targets/targets.toml tests/data/engine_targets.toml theorems/catalogue
+	@bench/python_overhead.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(OUT)

@@ -10,7 +10,10 @@ packages=(
   texlive-latex-base texlive-latex-recommended   # compiles the generated tables in the tests
   texlive-pictures poppler-utils                 # the report's pgfplots figures and their PNG previews
   python3-sympy                                  # the peer of the check benchmark
+  pybind11-dev python3-dev python3-numpy python3-pandas   # the Python module and its tests
+  python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib  # the notebook's test
 )
+# `make test-slurm` (not part of `make test`) needs slurm-wlm and munge besides.
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <system_error>
 
 #include <toml++/toml.h>
 
@@ -364,6 +365,15 @@ void Catalogue::add_task(TaskFamily task) {
 
 fs::path default_catalogue_directory() {
   if (const char* env = std::getenv("INFOFLOW_CATALOGUE")) return env;
+  // An installed program, PREFIX/bin/infoflow, reads PREFIX/share/infoflow/catalogue (what
+  // `cmake --install` puts there); a program of the build tree, the source tree's.
+  std::error_code ignored;
+  const fs::path program = fs::read_symlink("/proc/self/exe", ignored);
+  if (!program.empty() && program.parent_path().filename() == "bin") {
+    const fs::path installed =
+        program.parent_path().parent_path() / "share" / "infoflow" / "catalogue";
+    if (fs::is_directory(installed, ignored)) return installed;
+  }
   return INFOFLOW_CATALOGUE_DIR;
 }
 

@@ -1,0 +1,27 @@
+// Derives a target with the installed libraries and the installed catalogue, and builds a
+// training task for it: the engine (infoflow::theorems) and the numeric core (infoflow::numeric).
+
+#include <iostream>
+
+#include "infoflow/numeric/tasks.hpp"
+#include "infoflow/theorems/catalogue.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+int main() {
+  using namespace infoflow;
+  const theorems::Catalogue catalogue = theorems::Catalogue::load_directory(CATALOGUE);
+  std::cout << "catalogue: " << catalogue.entries().size() << " entries from " << CATALOGUE << "\n";
+  theorems::Engine engine(catalogue);
+  const theorems::Target target("partner", targets::Formula::parse("min(s != t) dot(x[s], x[t])"),
+                                {}, "retrieval");
+  theorems::Architecture one;
+  one.heads = {1};
+  const theorems::Search search = engine.search(target, one);
+  if (!search.smallest) return 1;
+  std::cout << "smallest efficient architecture: " << search.smallest->architecture.heads_text()
+            << ", rate " << search.smallest->rate().print() << "\n";
+  numeric::TaskOptions task;
+  task.name = "kth_max";
+  std::cout << "task: " << numeric::make_task(task)->description() << "\n";
+  return search.smallest->architecture.heads == std::vector<long>{1, 1} ? 0 : 1;
+}
