@@ -10,6 +10,7 @@ packages=(
   texlive-latex-base texlive-latex-recommended   # compiles the generated tables in the tests
   texlive-pictures poppler-utils                 # the report's pgfplots figures and their PNG previews
   python3-sympy                                  # the peer of the check benchmark
+  coq libcoq-coquelicot cvc5                     # certificates: re-proved by Coq, cross-checked by cvc5
 )
 
 missing=()
