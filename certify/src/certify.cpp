@@ -155,8 +155,12 @@ class Writer {
     return symbols_.empty() ? name : "(" + name + args(names) + ")";
   }
   Names at_point(const symbolic::Witness& w) const {
+    // A symbol the question did not involve (only the exponents name it, and the gap does not
+    // depend on it) takes a value of its registry domain.
     Names names;
-    for (const SymbolInfo* s : symbols_) names[s] = "0";
+    for (const SymbolInfo* s : symbols_) {
+      names[s] = detail::coq_number(s->lower_strict ? s->lower + 1 : s->lower);
+    }
     for (const auto& [info, value] : w.values) {
       if (names.count(info) != 0) names[info] = detail::coq_number(value);
     }
@@ -250,20 +254,29 @@ class Writer {
       out += fmt::format("  rewrite {}{}.\n", f, where.empty() ? "" : " in " + where);
       return out;
     }
-    // Hint: the denominator is positive, monomial by monomial.
-    std::string monomials;
-    if (GiNaC::is_a<GiNaC::add>(den)) {
-      for (std::size_t i = 0; i < den.nops(); ++i) {
-        monomials += fmt::format("  assert (0 < {}) by (repeat apply Rmult_lt_0_compat; lra).\n",
-                                 detail::coq_term(den.op(i), inside_).text);
-      }
-    }
-    out += monomials;
+    out += monomial_hints(den);
     out += fmt::format("  assert ({} : 0 < {}) by infoflow_arith.\n", d, den_text);
     out += fmt::format("  assert ({} : {} = {} / {}) by (field; infoflow_nonzero).\n", f, term,
                        num_text, den_text);
     out += fmt::format("  rewrite {}, ({} _ _ {}){}.\n", f, div_lemma(op), d,
                        where.empty() ? "" : " in " + where);
+    return out;
+  }
+
+  /// Hint: each monomial with a positive coefficient is positive (what nra misses beyond
+  /// degree 2).
+  std::string monomial_hints(const ex& polynomial) const {
+    std::string out;
+    const ex p = polynomial.expand();
+    if (!GiNaC::is_a<GiNaC::add>(p)) return out;
+    for (std::size_t i = 0; i < p.nops(); ++i) {
+      const ex t = p.op(i);
+      if (!GiNaC::is_a<GiNaC::mul>(t)) continue;
+      const ex c = t.op(t.nops() - 1);
+      if (GiNaC::is_a<GiNaC::numeric>(c) && GiNaC::ex_to<GiNaC::numeric>(c).is_negative()) continue;
+      out += fmt::format("  try assert (0 < {}) by (repeat apply Rmult_lt_0_compat; lra).\n",
+                         detail::coq_term(t, inside_).text);
+    }
     return out;
   }
 
@@ -302,6 +315,7 @@ class Writer {
         std::string cleared = clear_denominator(gap, goal, rel, "", 0);
         proof += cleared;
       }
+      proof += monomial_hints(entry_.expr.normal().numer());
       proof += "  " + finish(rel) + "\n";
       fact.statement = fmt::format("for every point of the region, {} {} 0",
                                    symbolic::canonical(entry_.expr), detail::coq_relation(rel));
