@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   infoflow::app::add_show(app, ctx);
   infoflow::app::add_compare(app, ctx);
   infoflow::app::add_check(app, ctx);
+  infoflow::app::add_certify(app, ctx);
   infoflow::app::add_table(app, ctx);
   infoflow::app::add_derive(app, ctx);
   infoflow::app::add_plan(app, ctx);

@@ -1,6 +1,7 @@
 // Times `check` on the shipped catalogue and on a generated one, and writes the generated
 // catalogue's rate pairs for the SymPy peer (bench/sympy_peer.py). Usage:
 //   bench_check [--entries 1000] [--families 250] [--seed 1] [--pairs FILE] [--repeat 5]
+//               [--keep DIR]
 // The seed is printed; the same seed gives the same catalogue.
 
 #include <algorithm>
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   int repeat = 5;
   std::string pairs_file;
+  std::string keep;  // a directory to leave the generated catalogue in (for `infoflow certify`)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
     const std::string value = argv[i + 1];
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
     else if (key == "--seed") seed = std::stoull(value);
     else if (key == "--repeat") repeat = std::stoi(value);
     else if (key == "--pairs") pairs_file = value;
+    else if (key == "--keep") keep = value;
     else {
       std::cerr << "bench_check: unknown option " << key << "\n";
       return 2;
@@ -123,6 +126,11 @@ int main(int argc, char** argv) {
       }
     }
     fmt::print("wrote {} upper/lower pairs to {}\n", count, pairs_file);
+  }
+  if (!keep.empty()) {
+    fs::create_directories(keep);
+    fs::copy(dir, keep, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+    fmt::print("kept the generated catalogue in {}\n", keep);
   }
   fs::remove_all(dir);
   return 0;

@@ -12,6 +12,7 @@ packages=(
   python3-sympy                                  # the peer of the check benchmark
   pybind11-dev python3-dev python3-numpy python3-pandas   # the Python module and its tests
   python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib  # the notebook's test
+  coq libcoq-coquelicot cvc5                     # certificates: re-proved by Coq, cross-checked by cvc5
 )
 # `make test-slurm` (not part of `make test`) needs slurm-wlm and munge besides.
 

@@ -1,6 +1,7 @@
 // symbols, list, show, table: reading the catalogue.
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/symbolic/symbols.hpp"
@@ -8,6 +9,7 @@
 #include "infoflow/theorems/check.hpp"
 #include "infoflow/theorems/engine.hpp"
 
+#include "commands/certify_options.hpp"
 #include "commands/commands.hpp"
 
 namespace infoflow::app {
@@ -89,7 +91,6 @@ void add_table(CLI::App& app, Context& ctx) {
   });
 }
 
-namespace {
 /// The engine's bounds for every architecture each target lists, as `derived` entries.
 void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::string>& files) {
   if (files.empty()) return;
@@ -116,7 +117,6 @@ void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::s
     }
   }
 }
-}  // namespace
 
 void add_check(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
@@ -131,21 +131,36 @@ void add_check(CLI::App& app, Context& ctx) {
   cmd->add_option("--targets", *target_files,
                   "a target file: the bounds the InfoFlow engine derives for its targets' "
                   "architectures join the catalogue (repeatable)");
-  cmd->callback([&ctx, format, output, timeout, target_files] {
+  auto certify = std::make_shared<CertifyFlags>();
+  certify->add_to(*cmd);
+  cmd->callback([&ctx, format, output, timeout, target_files, certify] {
     theorems::Catalogue catalogue = ctx.load();
     add_derived_bounds(catalogue, *target_files);
     theorems::CheckOptions options;
     options.solver_timeout_ms = *timeout;
-    const theorems::CheckReport result = theorems::check(catalogue, options);
+    symbolic::Journal journal;
+    if (certify->wanted()) options.journal = &journal;
+    theorems::CheckReport result = theorems::check(catalogue, options);
+    int certify_exit = 0;
+    std::optional<certify::Summary> certificates;
+    if (certify->wanted()) {
+      certificates = certify->run(journal, certify_exit);
+      certify::annotate(result, *certificates);
+    }
     if (*format == "json") {
-      emit(report::to_json(result).dump(2) + "\n", *output);
+      nlohmann::json j = report::to_json(result);
+      if (certificates) j["certificates"] = certificates->brief();
+      emit(j.dump(2) + "\n", *output);
     } else if (*format == "latex") {
       emit(report::findings_table_latex(result), *output);
     } else {
-      emit(report::findings_text(result), *output);
+      emit(report::findings_text(result) +
+               (certificates ? certificate_text(*certificates) : std::string()),
+           *output);
     }
     if (result.count(theorems::Severity::kError) > 0)
       ctx.exit_code = static_cast<int>(ExitCode::kFindings);
+    if (certify_exit != 0) ctx.exit_code = certify_exit;
   });
 }
 

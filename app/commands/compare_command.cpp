@@ -5,11 +5,12 @@
 
 #include "infoflow/symbolic/compare.hpp"
 
+#include "commands/certify_options.hpp"
 #include "commands/commands.hpp"
 
 namespace infoflow::app {
 
-void add_compare(CLI::App& app, Context&) {
+void add_compare(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("compare",
                                      "compare two rates as eps -> 0 and as T -> infinity, e.g. "
                                      "compare 'eps^(-T/(n+1))' 'eps^(-T/(n+2))'");
@@ -21,7 +22,9 @@ void add_compare(CLI::App& app, Context&) {
   cmd->add_option("second", *second, "a rate")->required();
   cmd->add_option("--assume", *assumptions, "a relation on the parameters, e.g. 'k >= 2'");
   cmd->add_flag("--json", *json, "JSON output");
-  cmd->callback([first, second, assumptions, json] {
+  auto certify = std::make_shared<CertifyFlags>();
+  certify->add_to(*cmd);
+  cmd->callback([&ctx, first, second, assumptions, json, certify] {
     const symbolic::Rate a = symbolic::Rate::parse(*first, SourceLocation{"first rate", 1, 1});
     const symbolic::Rate b = symbolic::Rate::parse(*second, SourceLocation{"second rate", 1, 1});
     symbolic::Domain domain;
@@ -32,11 +35,17 @@ void add_compare(CLI::App& app, Context&) {
       }
     }
     symbolic::SignOracle oracle;
+    symbolic::Journal journal;
+    if (certify->wanted()) oracle.set_journal(&journal);
     if (oracle.satisfiable(domain).status == symbolic::Satisfiability::kUnsatisfiable) {
       throw InputError("the assumptions contradict each other: " + domain.to_text());
     }
+    journal.context.topic = "first against second as eps -> 0";
     const symbolic::RateComparison eps = symbolic::compare_as_eps_to_zero(a, b, domain, oracle);
+    journal.context = {"first against second as T -> infinity", {}, {}, {}, {}};
     const symbolic::RateComparison T = symbolic::compare_as_T_to_infinity(a, b, domain, oracle);
+    std::optional<certify::Summary> certificates;
+    if (certify->wanted()) certificates = certify->run(journal, ctx.exit_code);
     if (*json) {
       const auto describe = [](const symbolic::RateComparison& c) {
         nlohmann::json j = {{"growth", symbolic::to_text(c.growth)},
@@ -49,13 +58,12 @@ void add_compare(CLI::App& app, Context&) {
         if (c.gap_sign.zero_at) j["equal_at"] = c.gap_sign.zero_at->to_text();
         return j;
       };
-      emit(nlohmann::json{{"first", a.print()},
-                          {"second", b.print()},
-                          {"eps_to_zero", describe(eps)},
-                          {"T_to_infinity", describe(T)}}
-                   .dump(2) +
-               "\n",
-           "");
+      nlohmann::json j{{"first", a.print()},
+                       {"second", b.print()},
+                       {"eps_to_zero", describe(eps)},
+                       {"T_to_infinity", describe(T)}};
+      if (certificates) j["certificates"] = certificates->brief();
+      emit(j.dump(2) + "\n", "");
       return;
     }
     std::string out = fmt::format("first:  {}\nsecond: {}\n", a.print(), b.print());
@@ -67,6 +75,7 @@ void add_compare(CLI::App& app, Context&) {
     point("slower at", eps.gap_sign.negative_at);
     point("equal at", eps.gap_sign.zero_at);
     out += "as T -> infinity: first grows " + T.summary() + "\n";
+    if (certificates) out += certificate_text(*certificates);
     emit(out, "");
   });
 }

@@ -127,8 +127,11 @@ std::string findings_table_latex(const CheckReport& report) {
                                       : "$" + f.condition_latex + "$";
     const std::string witness =
         f.witnesses.empty() ? "---" : latex_escape(f.witnesses.front().point.to_text());
-    out += fmt::format("{} & {} & {} & {} & {} \\\\\n", theorems::to_text(f.severity),
-                       theorems::to_text(f.kind), entries, condition, witness);
+    // A checked certificate is cited beside the kind.
+    const std::string certified =
+        f.certificate.rfind("re-proved", 0) == 0 ? "$^{\\surd}$" : "";
+    out += fmt::format("{} & {}{} & {} & {} & {} \\\\\n", theorems::to_text(f.severity),
+                       theorems::to_text(f.kind), certified, entries, condition, witness);
   }
   out += "\\bottomrule\n\\end{longtable}\n";
   return out;
@@ -179,6 +182,7 @@ std::string findings_text(const CheckReport& report) {
     if (!f.condition.empty()) out += "\n    condition: " + f.condition;
     out += witnesses_text(f);
     for (const std::string& s : f.suggestions) out += "\n    fix: " + s;
+    if (!f.certificate.empty()) out += "\n    certificate: " + f.certificate;
     out += "\n";
   }
   out += report.brief() + "\n";
@@ -234,6 +238,7 @@ nlohmann::json to_json(const CheckReport& report) {
                         {"gap", f.gap},
                         {"witnesses", witnesses},
                         {"suggestions", f.suggestions}});
+    if (!f.certificate.empty()) findings.back()["certificate"] = f.certificate;
   }
   return {{"findings", findings},
           {"entries", report.entries},

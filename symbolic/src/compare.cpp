@@ -27,6 +27,8 @@ bool decide(RateComparison& out, const ex& gap, const std::string& component, co
   out.gap = gap.normal();
   out.decided_by = component;
   out.gap_sign = oracle.sign(out.gap, domain);
+  // What follows (the condition's denominator and slope) is not an exponent gap.
+  if (Journal* journal = oracle.journal()) journal->context = {journal->context.topic, {}, {}, {}, {}};
   out.growth = growth_of(out.gap_sign.sign);
   if (out.gap_sign.sign == Sign::kEmptyDomain) out.note = "the domain is empty";
   if (out.gap_sign.sign == Sign::kUnknown) out.note = "the sign of the gap could not be decided";
@@ -89,10 +91,21 @@ std::string RateComparison::summary() const {
 RateComparison compare_as_eps_to_zero(const Rate& first, const Rate& second, const Domain& domain,
                                       SignOracle& oracle) {
   RateComparison out;
+  Journal* journal = oracle.journal();
+  const std::string topic = journal != nullptr ? journal->context.topic : std::string();
+  if (journal != nullptr) {
+    journal->context = {topic, first.eps_exponent(), second.eps_exponent(), "eps", std::nullopt};
+  }
   if (decide(out, first.eps_exponent() - second.eps_exponent(), "eps exponent", domain, oracle)) {
+    if (journal != nullptr) journal->context.topic = topic;
     return out;
   }
+  if (journal != nullptr) {
+    journal->context = {topic, first.log_exponent(), second.log_exponent(), "log",
+                        first.eps_exponent()};
+  }
   decide(out, first.log_exponent() - second.log_exponent(), "log exponent", domain, oracle);
+  if (journal != nullptr) journal->context.topic = topic;
   return out;
 }
 

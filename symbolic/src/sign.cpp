@@ -431,14 +431,32 @@ std::vector<Condition> conditions_of(const Domain& domain) {
 
 }  // namespace
 
+void SignOracle::record(const Domain& domain, const ex* expr, RelOp op, const SatResult& result,
+                        const char* method) {
+  if (journal_ == nullptr) return;
+  JournalEntry entry;
+  entry.domain = domain.constraints();
+  entry.has_relation = expr != nullptr;
+  if (expr != nullptr) entry.expr = *expr;
+  entry.op = op;
+  entry.result = result;
+  entry.method = method;
+  entry.context = journal_->context;
+  journal_->entries.push_back(std::move(entry));
+}
+
 SatResult SignOracle::satisfiable(const Domain& domain) {
-  return impl_->solve(conditions_of(domain), stats_);
+  SatResult result = impl_->solve(conditions_of(domain), stats_);
+  record(domain, nullptr, RelOp::kGreater, result, "z3");
+  return result;
 }
 
 SatResult SignOracle::satisfiable(const Domain& domain, const ex& expr, RelOp op) {
   std::vector<Condition> conditions = conditions_of(domain);
   conditions.push_back(make_condition(expr, op));
-  return impl_->solve(conditions, stats_);
+  SatResult result = impl_->solve(conditions, stats_);
+  record(domain, &expr, op, result, "z3");
+  return result;
 }
 
 SignDecision SignOracle::sign(const ex& expr, const Domain& domain) {
@@ -446,23 +464,21 @@ SignDecision SignOracle::sign(const ex& expr, const Domain& domain) {
   SignDecision decision;
   const ex normal = expr.normal();
   // Structural answers hold on the whole positive orthant, hence on any domain inside it.
-  if (normal.is_zero()) {
-    decision.sign = Sign::kZero;
+  // Each structural answer is recorded as the question it settles: no point where it fails.
+  const auto structural = [&](Sign sign, RelOp fails) {
+    decision.sign = sign;
     decision.method = "structural";
     ++stats_.structural;
+    record(domain, &expr, fails, SatResult{Satisfiability::kUnsatisfiable, std::nullopt, {}},
+           "structural");
     return decision;
-  }
+  };
+  if (normal.is_zero()) return structural(Sign::kZero, RelOp::kNotEqual);
   if (normal.info(GiNaC::info_flags::positive) || expr.info(GiNaC::info_flags::positive)) {
-    decision.sign = Sign::kPositive;
-    decision.method = "structural";
-    ++stats_.structural;
-    return decision;
+    return structural(Sign::kPositive, RelOp::kLessEqual);
   }
   if ((-normal).info(GiNaC::info_flags::positive) || (-expr).info(GiNaC::info_flags::positive)) {
-    decision.sign = Sign::kNegative;
-    decision.method = "structural";
-    ++stats_.structural;
-    return decision;
+    return structural(Sign::kNegative, RelOp::kGreaterEqual);
   }
   decision.method = "z3";
   const SatResult pos = satisfiable(domain, normal, RelOp::kGreater);

@@ -152,16 +152,21 @@ std::string rate_text(const Prepared& p) {
 class Checker {
  public:
   Checker(const Catalogue& catalogue, const CheckOptions& options)
-      : catalogue_(catalogue), oracle_(options.solver_timeout_ms) {}
+      : catalogue_(catalogue), oracle_(options.solver_timeout_ms), journal_(options.journal) {
+    oracle_.set_journal(journal_);
+  }
 
   CheckReport run() {
     const auto start = std::chrono::steady_clock::now();
     std::vector<Prepared> prepared;
     for (const Entry& e : catalogue_.entries()) prepared.push_back(prepare(e));
     report_.entries = prepared.size();
-    for (const Prepared& p : prepared) vacuity(p);
+    for (const Prepared& p : prepared) unit(p.entry->id + ": vacuity", [&] { vacuity(p); });
     for (std::size_t i = 0; i < prepared.size(); ++i) {
-      for (std::size_t j = i + 1; j < prepared.size(); ++j) pair(prepared[i], prepared[j]);
+      for (std::size_t j = i + 1; j < prepared.size(); ++j) {
+        unit(prepared[i].entry->id + " and " + prepared[j].entry->id,
+             [&] { pair(prepared[i], prepared[j]); });
+      }
     }
     report_.oracle = oracle_.stats();
     report_.seconds =
@@ -170,6 +175,38 @@ class Checker {
   }
 
  private:
+  /// Runs one unit of the check; the questions it records support the finding it adds.
+  template <class Work>
+  void unit(const std::string& topic, Work work) {
+    const std::size_t findings = report_.findings.size();
+    const std::size_t entries = journal_ != nullptr ? journal_->entries.size() : 0;
+    if (journal_ != nullptr) journal_->context = {topic, {}, {}, {}, {}};
+    work();
+    if (journal_ == nullptr) return;
+    journal_->context = {};
+    if (report_.findings.size() == findings) return;
+    // A unit adds at most one finding per kind of question: tie each question to the finding
+    // whose topic it was asked under (the last one added when the unit added several).
+    for (std::size_t i = entries; i < journal_->entries.size(); ++i) {
+      symbolic::JournalEntry& e = journal_->entries[i];
+      if (e.finding < 0) e.finding = static_cast<long>(report_.findings.size() - 1);
+    }
+  }
+  /// The exponents the next questions compare (first - second), for the certificates.
+  void exponents(const std::optional<ex>& first, const std::optional<ex>& second,
+                 const std::string& component = "eps") {
+    if (journal_ == nullptr) return;
+    journal_->context = {journal_->context.topic, first, second, first ? component : "", {}};
+  }
+  /// Ties the questions recorded since `mark` to the finding just added.
+  void supports_last_finding(std::size_t mark) {
+    if (journal_ == nullptr) return;
+    for (std::size_t i = mark; i < journal_->entries.size(); ++i) {
+      journal_->entries[i].finding = static_cast<long>(report_.findings.size() - 1);
+    }
+  }
+  [[nodiscard]] std::size_t mark() const { return journal_ != nullptr ? journal_->entries.size() : 0; }
+
   symbolic::SatResult sat(const Domain& d) { return oracle_.satisfiable(d); }
   symbolic::SatResult sat(const Domain& d, const ex& e, RelOp op) {
     ++report_.comparisons;
@@ -192,6 +229,7 @@ class Checker {
     Rate rate = p.rate;
     eliminate_equalities(domain, {&rate});
     const ex a = rate.eps_exponent();
+    exponents(a, ex(0));
     const symbolic::SatResult weak = sat(domain, a, RelOp::kLessEqual);
     if (weak.status == Satisfiability::kUnknown) {
       undecided({p.entry->id}, "the sign of the exponent of " + rate_text(p), weak.reason);
@@ -260,14 +298,22 @@ class Checker {
       return;
     }
     const ex gap = (rl.eps_exponent() - ru.eps_exponent()).normal();
+    const std::size_t start = mark();
+    exponents(rl.eps_exponent(), ru.eps_exponent());
     symbolic::SatResult exceeds = sat(overlap, gap, RelOp::kGreater);
     std::string component = "exponent of 1/eps";
     ex decided_gap = gap;
     if (exceeds.status == Satisfiability::kUnsatisfiable && gap.is_zero()) {
       decided_gap = (rl.log_exponent() - ru.log_exponent()).normal();
+      exponents(rl.log_exponent(), ru.log_exponent(), "log");
+      if (journal_ != nullptr) journal_->context.eps_exponent = rl.eps_exponent();
       exceeds = sat(overlap, decided_gap, RelOp::kGreater);
       component = "exponent of log(1/eps)";
     }
+    const std::optional<ex> first = journal_ != nullptr ? journal_->context.first : std::nullopt;
+    const std::optional<ex> second = journal_ != nullptr ? journal_->context.second : std::nullopt;
+    const std::string comp = journal_ != nullptr ? journal_->context.component : std::string();
+    exponents(std::nullopt, std::nullopt);
     if (exceeds.status == Satisfiability::kUnknown) {
       undecided(ids, "whether " + lower.entry->id + " exceeds " + upper.entry->id, exceeds.reason);
       return;
@@ -307,10 +353,17 @@ class Checker {
                               other->source, f.summary);
     }
     if (exceeds.witness) f.witnesses.push_back({"lower exceeds upper", *exceeds.witness});
+    if (journal_ != nullptr) {
+      journal_->context.first = first;
+      journal_->context.second = second;
+      journal_->context.component = comp;
+    }
     const symbolic::SatResult fine = sat(overlap, decided_gap, RelOp::kLessEqual);
+    exponents(std::nullopt, std::nullopt);
     if (fine.witness) f.witnesses.push_back({"consistent", *fine.witness});
     f.suggestions = restrictions(upper, lower);
     report_.findings.push_back(std::move(f));
+    supports_last_finding(start);
   }
 
   void separation(const Prepared& upper, const Prepared& lower) {
@@ -382,7 +435,14 @@ class Checker {
     const ex gap = upper ? (rn.eps_exponent() - rw.eps_exponent()).normal()
                          : (rw.eps_exponent() - rn.eps_exponent()).normal();
     ++report_.comparisons;
+    if (upper) {
+      exponents(rn.eps_exponent(), rw.eps_exponent());
+    } else {
+      exponents(rw.eps_exponent(), rn.eps_exponent());
+    }
+    const std::size_t start = mark();
     const symbolic::SignDecision sign = oracle_.sign(gap, domain);
+    exponents(std::nullopt, std::nullopt);
     if (sign.sign == symbolic::Sign::kUnknown) {
       undecided({wide.entry->id, narrow.entry->id}, "an implication", "the exponent gap's sign");
       return;
@@ -428,10 +488,12 @@ class Checker {
     if (sign.zero_at) f.witnesses.push_back({"implied, equal", *sign.zero_at});
     if (sign.negative_at) f.witnesses.push_back({"narrower is stronger", *sign.negative_at});
     report_.findings.push_back(std::move(f));
+    supports_last_finding(start);
   }
 
   const Catalogue& catalogue_;
   symbolic::SignOracle oracle_;
+  symbolic::Journal* journal_ = nullptr;
   CheckReport report_;
 };
 

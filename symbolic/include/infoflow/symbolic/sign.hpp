@@ -100,6 +100,37 @@ struct OracleStats {
   std::size_t unknown = 0;
 };
 
+/// What a recorded question was about, set by the caller: the exponents whose gap is asked
+/// (`first - second`), so that a certificate can end in the asymptotic claim.
+struct JournalContext {
+  std::string topic;             ///< "thm1 against thm2: lower against upper"
+  std::optional<GiNaC::ex> first;   ///< the exponent of the first rate (when a gap is asked)
+  std::optional<GiNaC::ex> second;  ///< the exponent of the second rate
+  std::string component;         ///< "eps" (exponents of 1/eps) or "log" (of log(1/eps))
+  std::optional<GiNaC::ex> eps_exponent;  ///< for "log": the common exponent of 1/eps
+};
+
+/// One decided (or undecided) question, as the oracle answered it: is there a point of
+/// `domain` (plus the registry domains of its symbols) where `expr op 0` holds (when
+/// `has_relation`)? Structural sign answers are recorded as the unsatisfiable question they
+/// settle ("expr <= 0 nowhere" for a positive expression).
+struct JournalEntry {
+  std::vector<Constraint> domain;
+  bool has_relation = false;
+  GiNaC::ex expr = 0;
+  RelOp op = RelOp::kGreater;
+  SatResult result;
+  std::string method;  ///< "z3" or "structural"
+  JournalContext context;
+  long finding = -1;   ///< the finding this question supports (index), or -1
+};
+
+/// The questions an oracle answered, in order; attach with SignOracle::set_journal.
+struct Journal {
+  std::vector<JournalEntry> entries;
+  JournalContext context;  ///< copied into each entry recorded while it is set
+};
+
 /// Holds a Z3 context; not thread-safe (use one per thread).
 class SignOracle {
  public:
@@ -117,10 +148,18 @@ class SignOracle {
 
   [[nodiscard]] const OracleStats& stats() const { return stats_; }
 
+  /// Records every later answer into `journal` (nullptr: stop recording).
+  void set_journal(Journal* journal) { journal_ = journal; }
+  [[nodiscard]] Journal* journal() const { return journal_; }
+
  private:
+  void record(const Domain& domain, const GiNaC::ex* expr, RelOp op, const SatResult& result,
+              const char* method);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   OracleStats stats_;
+  Journal* journal_ = nullptr;
 };
 
 }  // namespace infoflow::symbolic

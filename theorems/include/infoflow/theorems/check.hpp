@@ -60,10 +60,14 @@ struct Finding {
   std::string gap;                   ///< the exponent difference that decided it, text
   std::vector<LabelledWitness> witnesses;
   std::vector<std::string> suggestions;  ///< restrictions that would remove a contradiction
+  std::string certificate;  ///< when certified: "re-proved by Coq (DIR/f003.v)", or why not
 };
 
 struct CheckOptions {
   unsigned solver_timeout_ms = 2000;
+  /// When set, every question the solver answers is recorded here, each tied to the finding it
+  /// supports (for certificates: infoflow/certify).
+  symbolic::Journal* journal = nullptr;
 };
 
 struct CheckReport {
