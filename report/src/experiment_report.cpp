@@ -205,8 +205,10 @@ std::string figure_pgfplots(const ExperimentResult& r) {
 
 std::string claims_table_latex(const ExperimentResult& r) {
   std::string out =
-      "\\begin{longtable}{p{0.13\\textwidth}p{0.25\\textwidth}p{0.3\\textwidth}p{0.22\\textwidth}}"
-      "\n"
+      "\\begin{longtable}{>{\\raggedright\\arraybackslash}p{0.13\\textwidth}"
+      ">{\\raggedright\\arraybackslash}p{0.25\\textwidth}"
+      ">{\\raggedright\\arraybackslash}p{0.3\\textwidth}"
+      ">{\\raggedright\\arraybackslash}p{0.22\\textwidth}}\n"
       "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
     out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {}{} \\\\\n", prose_latex(c.group),
@@ -317,8 +319,8 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
       agrees + disagrees + inconclusive, agrees, disagrees, inconclusive,
       results.empty() ? std::string("-") : latex_escape(results.front().profile),
       cites.empty() ? std::string()
-                    : " (the framework of~\\cite{" + cites +
-                          "}, with this tool's formalization of its rules)");
+                    : " (the bounds of~\\cite{" + cites +
+                          "}, combined by this tool's formalization of the InfoFlow rules)");
   for (const ExperimentResult& r : results) {
     put("fig_" + r.name + ".tex", figure_pgfplots(r));
     put("fig_" + r.name + "_standalone.tex", figure_document(r.name));
