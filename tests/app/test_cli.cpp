@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -160,6 +161,25 @@ BOOST_AUTO_TEST_CASE(one_command_line) {
   BOOST_TEST(contains(script, "derive) opts=\""));
   BOOST_TEST(std::system(("bash -n " + (t.dir() / "c.bash").string()).c_str()) == 0);
   BOOST_TEST(!contains(run("--help").out, "bash-completion"));
+}
+
+BOOST_AUTO_TEST_CASE(at_equal_exponents_the_log_power_decides_vacuity) {
+  // Omega(eps^(2-k) log(1/eps)) with k >= 2 grows at k = 2 (like log(1/eps)): never vacuous.
+  // With k >= 1 it is vacuous exactly where k < 2, a strict condition.
+  TempCatalogue t;
+  const std::string entry =
+      "\n[[entry]]\nid = \"infoflow.log_edge\"\nsource = \"Lemma 9\"\nprovenance = "
+      "\"conjecture\"\nkind = \"lower\"\nquantity = \"M\"\ntask = \"kth_retrieval\"\n"
+      "depth = \"L == 3\"\nhypotheses = [\"k >= HYP\"]\nrate = \"eps^(2-k)*log(1/eps)\"\n";
+  std::string text = t.read("infoflow.toml");
+  t.write("infoflow.toml", text + std::regex_replace(entry, std::regex("HYP"), "2"));
+  const Run two = run("--catalogue " + t.dir().string() + " check");
+  BOOST_TEST(!contains(two.out, "Omega(eps^(2 - k)*log(1/eps)) is vacuous"), two.out);
+  t.write("infoflow.toml", text + std::regex_replace(entry, std::regex("HYP"), "1"));
+  const Run one = run("--catalogue " + t.dir().string() + " check");
+  BOOST_TEST(contains(one.out, "is vacuous where k < 2"), one.out);
+  BOOST_TEST(contains(one.out, "bounded: k=1"), one.out);
+  BOOST_TEST(contains(one.out, "grows: k="), one.out);
 }
 
 BOOST_AUTO_TEST_CASE(train_prints_a_summary_and_json) {
