@@ -9,6 +9,7 @@ packages=(
   libboost-test-dev libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev tao-pegtl-dev
   texlive-latex-base texlive-latex-recommended   # compiles the generated tables in the tests
   texlive-pictures poppler-utils                 # the report's pgfplots figures and their PNG previews
+  help2man                                       # the man page, generated at build time (optional)
   python3-sympy                                  # the peer of the check benchmark
   pybind11-dev python3-dev python3-numpy python3-pandas   # the Python module and its tests
   python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib  # the notebook's test

@@ -13,12 +13,6 @@
 #include "commands/commands.hpp"
 
 namespace infoflow::app {
-namespace {
-
-const std::vector<std::string> kFormats = {"text", "latex", "json"};
-
-}  // namespace
-
 void add_symbols(CLI::App& app, Context&) {
   CLI::App* cmd = app.add_subcommand("symbols", "the symbols formulas may use, with their domains");
   cmd->callback([] {
@@ -36,38 +30,50 @@ void add_symbols(CLI::App& app, Context&) {
       }
       out += fmt::format("{:<6} {:<18} {}\n", s->name, domain, s->meaning);
     }
+    out += "implicit facts (every decision and witness respects them):\n";
+    for (const symbolic::ImplicitFact& f : symbolic::SymbolRegistry::standard().implicit_facts()) {
+      out += "  " + f.why + "\n";
+    }
     emit(out, "");
   });
 }
 
 void add_list(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("list", "the catalogue's entries, one a line");
-  auto format = std::make_shared<std::string>("text");
-  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd->callback([&ctx, format] {
+  auto format = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  add_format_option(cmd, *format, {"text", "json"});
+  add_output_option(cmd, *output);
+  cmd->callback([&ctx, format, output] {
     const theorems::Catalogue catalogue = ctx.load();
     emit(*format == "json" ? report::to_json(catalogue).dump(2) + "\n"
                            : report::catalogue_list_text(catalogue),
-         "");
+         *output);
   });
 }
 
 void add_show(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand("show", "one entry, whole");
   auto id = std::make_shared<std::string>();
-  auto format = std::make_shared<std::string>("text");
+  auto format = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  auto standalone = std::make_shared<bool>(false);
   cmd->add_option("id", *id, "entry id (see `infoflow list`)")->required();
-  cmd->add_option("--format", *format, "text, latex or json")->check(CLI::IsMember(kFormats));
-  cmd->callback([&ctx, id, format] {
+  add_format_option(cmd, *format, {"text", "latex", "json"});
+  add_output_option(cmd, *output);
+  cmd->add_flag("--standalone", *standalone, "with --format latex: a complete LaTeX document");
+  cmd->callback([&ctx, id, format, output, standalone] {
     const theorems::Catalogue catalogue = ctx.load();
     const theorems::Entry* entry = catalogue.find(*id);
     if (entry == nullptr) throw InputError("no entry '" + *id + "' (see `infoflow list`)");
+    if (*standalone && *format != "latex") throw InputError("--standalone needs --format latex");
     if (*format == "json") {
-      emit(report::to_json(*entry).dump(2) + "\n", "");
+      emit(report::to_json(*entry).dump(2) + "\n", *output);
     } else if (*format == "latex") {
-      emit("M = " + report::bound_latex(*entry) + "\n", "");
+      const std::string body = report::entry_latex(*entry, catalogue);
+      emit(*standalone ? report::latex_document(body, catalogue) : body, *output);
     } else {
-      emit(report::entry_text(*entry, catalogue), "");
+      emit(report::entry_text(*entry, catalogue), *output);
     }
   });
 }
@@ -80,14 +86,15 @@ void add_table(CLI::App& app, Context& ctx) {
   auto standalone = std::make_shared<bool>(false);
   cmd->add_option("--of", *what, "catalogue, findings or both")
       ->check(CLI::IsMember({"catalogue", "findings", "both"}));
-  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
-  cmd->add_flag("--standalone", *standalone, "a complete LaTeX document");
+  add_output_option(cmd, *output);
+  cmd->add_flag("--standalone", *standalone,
+                "a complete LaTeX document (its bibliography from the catalogue's papers)");
   cmd->callback([&ctx, what, output, standalone] {
     const theorems::Catalogue catalogue = ctx.load();
     std::string body;
     if (*what != "findings") body += report::catalogue_table_latex(catalogue);
-    if (*what != "catalogue") body += report::findings_table_latex(theorems::check(catalogue));
-    emit(*standalone ? report::latex_document(body) : body, *output);
+    if (*what != "catalogue") body += report::findings_table_latex(theorems::check(catalogue), catalogue);
+    emit(*standalone ? report::latex_document(body, catalogue) : body, *output);
   });
 }
 
@@ -121,11 +128,11 @@ void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::s
 void add_check(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "check", "consistency of the catalogue: contradictions, separations, implications, vacuity");
-  auto format = std::make_shared<std::string>("text");
+  auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
   auto timeout = std::make_shared<unsigned>(2000);
-  cmd->add_option("--format", *format, "text, latex or json")->check(CLI::IsMember(kFormats));
-  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
+  add_format_option(cmd, *format, {"text", "latex", "json"});
+  add_output_option(cmd, *output);
   cmd->add_option("--timeout-ms", *timeout, "per solver query")->check(CLI::PositiveNumber);
   auto target_files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("--targets", *target_files,
@@ -152,7 +159,7 @@ void add_check(CLI::App& app, Context& ctx) {
       if (certificates) j["certificates"] = certificates->brief();
       emit(j.dump(2) + "\n", *output);
     } else if (*format == "latex") {
-      emit(report::findings_table_latex(result), *output);
+      emit(report::findings_table_latex(result, catalogue), *output);
     } else {
       emit(report::findings_text(result) +
                (certificates ? certificate_text(*certificates) : std::string()),

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +28,15 @@ struct Context {
 
 /// Writes `content` to `path` atomically, or to standard output when `path` is empty.
 void emit(const std::string& content, const std::string& path);
+
+/// `--format F` with F one of `forms` (text, latex, json, toml: the same word for the same form
+/// in every subcommand); `*format` starts as the first form. With `json_alias`, `--json` is kept
+/// as a deprecated spelling of `--format json` (scripts written before `--format` still work).
+void add_format_option(CLI::App* cmd, std::string& format, const std::vector<std::string>& forms,
+                       bool json_alias = false);
+
+/// `-o,--output FILE`: where the output goes (atomically) instead of standard output.
+void add_output_option(CLI::App* cmd, std::string& output);
 
 void add_symbols(CLI::App& app, Context& ctx);
 void add_list(CLI::App& app, Context& ctx);

@@ -10,23 +10,37 @@
 
 namespace infoflow::app {
 
+namespace {
+
+std::string written(const symbolic::WrittenBound& b) {
+  return b.landau ? b.rate.print(*b.landau) : b.rate.print();
+}
+
+}  // namespace
+
 void add_compare(CLI::App& app, Context& ctx) {
-  CLI::App* cmd = app.add_subcommand("compare",
-                                     "compare two rates as eps -> 0 and as T -> infinity, e.g. "
-                                     "compare 'eps^(-T/(n+1))' 'eps^(-T/(n+2))'");
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "compare two rates as eps -> 0 and as T -> infinity, e.g. compare 'eps^(-T/(n+1))' "
+      "'Omega(eps^(-T/(n+2)))'; a rate may be bare or in O(...), Omega(...), Theta(...), as the "
+      "tool prints it");
   auto first = std::make_shared<std::string>();
   auto second = std::make_shared<std::string>();
   auto assumptions = std::make_shared<std::vector<std::string>>();
-  auto json = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
   cmd->add_option("first", *first, "a rate")->required();
   cmd->add_option("second", *second, "a rate")->required();
   cmd->add_option("--assume", *assumptions, "a relation on the parameters, e.g. 'k >= 2'");
-  cmd->add_flag("--json", *json, "JSON output");
+  add_format_option(cmd, *format, {"text", "json"});
+  add_output_option(cmd, *output);
   auto certify = std::make_shared<CertifyFlags>();
   certify->add_to(*cmd);
-  cmd->callback([&ctx, first, second, assumptions, json, certify] {
-    const symbolic::Rate a = symbolic::Rate::parse(*first, SourceLocation{"first rate", 1, 1});
-    const symbolic::Rate b = symbolic::Rate::parse(*second, SourceLocation{"second rate", 1, 1});
+  cmd->callback([&ctx, first, second, assumptions, format, output, certify] {
+    const symbolic::WrittenBound a =
+        symbolic::parse_bound(*first, SourceLocation{"first rate", 1, 1});
+    const symbolic::WrittenBound b =
+        symbolic::parse_bound(*second, SourceLocation{"second rate", 1, 1});
     symbolic::Domain domain;
     for (std::size_t i = 0; i < assumptions->size(); ++i) {
       const SourceLocation where{"--assume #" + std::to_string(i + 1), 1, 1};
@@ -41,12 +55,14 @@ void add_compare(CLI::App& app, Context& ctx) {
       throw InputError("the assumptions contradict each other: " + domain.to_text());
     }
     journal.context.topic = "first against second as eps -> 0";
-    const symbolic::RateComparison eps = symbolic::compare_as_eps_to_zero(a, b, domain, oracle);
+    const symbolic::RateComparison eps =
+        symbolic::compare_as_eps_to_zero(a.rate, b.rate, domain, oracle);
     journal.context = {"first against second as T -> infinity", {}, {}, {}, {}};
-    const symbolic::RateComparison T = symbolic::compare_as_T_to_infinity(a, b, domain, oracle);
+    const symbolic::RateComparison T =
+        symbolic::compare_as_T_to_infinity(a.rate, b.rate, domain, oracle);
     std::optional<certify::Summary> certificates;
     if (certify->wanted()) certificates = certify->run(journal, ctx.exit_code);
-    if (*json) {
+    if (*format == "json") {
       const auto describe = [](const symbolic::RateComparison& c) {
         nlohmann::json j = {{"growth", symbolic::to_text(c.growth)},
                             {"decided_by", c.decided_by},
@@ -58,15 +74,15 @@ void add_compare(CLI::App& app, Context& ctx) {
         if (c.gap_sign.zero_at) j["equal_at"] = c.gap_sign.zero_at->to_text();
         return j;
       };
-      nlohmann::json j{{"first", a.print()},
-                       {"second", b.print()},
+      nlohmann::json j{{"first", written(a)},
+                       {"second", written(b)},
                        {"eps_to_zero", describe(eps)},
                        {"T_to_infinity", describe(T)}};
       if (certificates) j["certificates"] = certificates->brief();
-      emit(j.dump(2) + "\n", "");
+      emit(j.dump(2) + "\n", *output);
       return;
     }
-    std::string out = fmt::format("first:  {}\nsecond: {}\n", a.print(), b.print());
+    std::string out = fmt::format("first:  {}\nsecond: {}\n", written(a), written(b));
     out += "as eps -> 0:      first grows " + eps.summary() + "\n";
     const auto point = [&](const char* label, const std::optional<symbolic::Witness>& w) {
       if (w) out += fmt::format("    {}: {}\n", label, w->to_text());
@@ -76,7 +92,7 @@ void add_compare(CLI::App& app, Context& ctx) {
     point("equal at", eps.gap_sign.zero_at);
     out += "as T -> infinity: first grows " + T.summary() + "\n";
     if (certificates) out += certificate_text(*certificates);
-    emit(out, "");
+    emit(out, *output);
   });
 }
 

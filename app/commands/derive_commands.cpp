@@ -74,16 +74,18 @@ void add_derive(CLI::App& app, Context& ctx) {
       "architecture, e.g. derive 'min(s != t) dot(x[s], x[t])' --heads 1");
   auto t = std::make_shared<TargetArguments>();
   auto arch = std::make_shared<ArchitectureArguments>();
-  auto format = std::make_shared<std::string>("text");
+  auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
   cmd->add_option("target", t->source, "a formula, or a target file (TOML)")->required();
   add_target_options(cmd, *t);
   arch->add(cmd);
-  cmd->add_option("--format", *format,
-                  "text, latex, json, or toml (the derived bounds as a catalogue file, for --add)")
-      ->check(CLI::IsMember({"text", "latex", "json", "toml"}));
-  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
-  cmd->callback([&ctx, t, arch, format, output] {
+  // toml: the derived bounds as a catalogue file, for --add.
+  add_format_option(cmd, *format, {"text", "latex", "json", "toml"});
+  add_output_option(cmd, *output);
+  auto standalone = std::make_shared<bool>(false);
+  cmd->add_flag("--standalone", *standalone, "with --format latex: a complete LaTeX document");
+  cmd->callback([&ctx, t, arch, format, output, standalone] {
+    if (*standalone && *format != "latex") throw InputError("--standalone needs --format latex");
     const std::vector<targets::TargetSpec> specs = t->resolve(false);
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
@@ -119,7 +121,8 @@ void add_derive(CLI::App& app, Context& ctx) {
       for (const report::Derivation& d : ds) j.push_back(report::to_json(d));
       emit((ds.size() == 1 ? j[0] : j).dump(2) + "\n", *output);
     } else if (*format == "latex") {
-      emit(report::derivations_latex(ds), *output);
+      const std::string body = report::derivations_latex(ds, catalogue);
+      emit(*standalone ? report::latex_document(body, catalogue) : body, *output);
     } else {
       std::string out;
       for (const report::Derivation& d : ds) out += report::derivation_text(d);
@@ -136,14 +139,14 @@ void add_plan(CLI::App& app, Context& ctx) {
       "2,2");
   auto t = std::make_shared<TargetArguments>();
   auto arch = std::make_shared<ArchitectureArguments>();
-  auto json = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
   cmd->add_option("target", t->source, "a formula, or a target file (TOML)")->required();
   add_target_options(cmd, *t);
   arch->add(cmd);
-  cmd->add_flag("--json", *json, "JSON output");
-  cmd->add_option("-o,--output", *output, "write here (atomically) instead of standard output");
-  cmd->callback([&ctx, t, arch, json, output] {
+  add_format_option(cmd, *format, {"text", "json"});
+  add_output_option(cmd, *output);
+  cmd->callback([&ctx, t, arch, format, output] {
     const targets::TargetSpec spec = t->resolve(true).front();
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
@@ -161,7 +164,7 @@ void add_plan(CLI::App& app, Context& ctx) {
             ? *chosen
             : engine.plan(target, arch->for_target(spec, arch->heads.empty() ? std::vector<long>{1}
                                                                              : arch->heads));
-    if (*json) {
+    if (*format == "json") {
       nlohmann::json j = report::to_json(p);
       j["target"] = report::to_json(*target.program);
       emit(j.dump(2) + "\n", *output);

@@ -196,14 +196,16 @@ void add_verify(CLI::App& app, Context& ctx) {
                                      "each claim of an experiment: predicted, measured (with "
                                      "interval), agrees / disagrees / inconclusive, why");
   auto c = std::make_shared<Common>();
-  auto json = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
   c->add(cmd);
-  cmd->add_flag("--json", *json, "JSON output");
-  cmd->callback([&ctx, c, json] {
+  add_format_option(cmd, *format, {"text", "json"}, /*json_alias=*/true);
+  add_output_option(cmd, *output);
+  cmd->callback([&ctx, c, format, output] {
     const std::vector<numeric::ExperimentSpec> specs = load_specs(c->experiments);
     const theorems::Catalogue catalogue = ctx.load();
     const std::vector<report::ExperimentResult> results = verify_all(specs, *c, catalogue);
-    if (*json) {
+    if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
       for (const report::ExperimentResult& r : results) {
         nlohmann::json claims = nlohmann::json::array();
@@ -221,12 +223,12 @@ void add_verify(CLI::App& app, Context& ctx) {
                      {"claims", claims},
                      {"notes", r.notes}});
       }
-      emit(j.dump(2) + "\n", "");
+      emit(j.dump(2) + "\n", *output);
       return;
     }
     std::string out;
     for (const report::ExperimentResult& r : results) out += report::verification_text(r);
-    emit(out, "");
+    emit(out, *output);
   });
 }
 
@@ -247,7 +249,7 @@ void add_report(CLI::App& app, Context& ctx) {
     const theorems::Catalogue catalogue = ctx.load();
     if (!*no_sweep) sweep(specs, *c, numeric::SweepOptions{});
     const std::vector<report::ExperimentResult> results = verify_all(specs, *c, catalogue);
-    const report::ReportFiles files = report::write_report(*output, results, !*no_compile);
+    const report::ReportFiles files = report::write_report(*output, results, !*no_compile, &catalogue);
     std::string summary;
     for (const report::ExperimentResult& r : results) {
       long agree = 0;

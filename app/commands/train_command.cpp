@@ -33,7 +33,7 @@ struct TrainArguments {
   std::string positional;  // empty: the task's recommendation
   std::string norm = "squared";
   std::string precision = "float32";
-  bool json = false;
+  std::string format = "text";  // text or json
   std::string output;
   // Inside the trained network (numeric/inspect.hpp).
   bool probe = false;
@@ -356,14 +356,20 @@ void add_train(CLI::App& app, Context& ctx) {
                   "sequences drawn for --probe and --attention")
       ->check(CLI::Range(numeric::Index{8}, numeric::Index{1} << 16))
       ->capture_default_str();
-  cmd->add_flag("--json", a->json, "JSON: configuration, parameter count, timings, NMSE, curve");
-  cmd->add_option("-o,--output", a->output, "write here (atomically) instead of standard output");
+  // json: configuration, parameter count, timings, NMSE, curve.
+  add_format_option(cmd, a->format, {"text", "json"}, /*json_alias=*/true);
+  add_output_option(cmd, a->output);
   cmd->callback([a, cmd, &ctx] {
     // Everything is validated before any work starts.
     a->task.norm = a->norm == "plain" ? numeric::NormKind::kPlain : numeric::NormKind::kSquared;
     const int sources = (a->task.name.empty() ? 0 : 1) + (a->target_file.empty() ? 0 : 1) +
                         (a->formula.empty() ? 0 : 1);
     if (sources != 1) throw InputError("give exactly one of --task, --target and --formula");
+    if (!a->task.name.empty() && !a->sets.empty()) {
+      throw InputError("--set " + a->sets.front() +
+                       ": --set gives values to a formula's integers (--formula or --target); "
+                       "the built-in task " + a->task.name + " takes --T, --D, --k or --T0");
+    }
     const std::unique_ptr<numeric::Task> task = a->task.name.empty()
                                                     ? formula_task(*a, cmd->count("--T") > 0)
                                                     : numeric::make_task(a->task);
@@ -424,7 +430,7 @@ void add_train(CLI::App& app, Context& ctx) {
     std::optional<Inspection> inspection;
     if (inspecting && result.status != numeric::RunStatus::kDiverged)
       inspection = inspect(*a, model, *task, a->training.checkpoint);
-    if (a->json) {
+    if (a->format == "json") {
       nlohmann::json j = to_json(*a, model, result);
       if (inspection) j["inspection"] = to_json(*inspection);
       emit(j.dump(2) + "\n", a->output);

@@ -82,33 +82,59 @@ std::string derivation_text(const Derivation& d) {
   return out;
 }
 
-std::string derivations_latex(const std::vector<Derivation>& ds) {
+std::string derivations_latex(const std::vector<Derivation>& ds, const theorems::Catalogue& catalogue) {
+  const theorems::Paper* infoflow = catalogue.find_paper("infoflow");
+  const std::string cite =
+      infoflow != nullptr && !infoflow->cite.empty() ? "~\\cite{" + infoflow->cite + "}" : "";
+  const auto column = [](double fraction) {
+    return fmt::format(
+        ">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {:.2f}\\linewidth-2\\tabcolsep\\relax}}",
+        fraction);
+  };
   std::string out =
-      "\\begin{tabular}{lllllll}\n\\toprule\n"
-      "Target & $\\beta'$ & $\\beta_1$ & Comparisons & Architecture & $M$ & Smallest efficient "
+      "% infoflow derive --format latex (needs: booktabs, longtable, array, amsmath)\n"
+      "{\\small\n\\begin{longtable}{" +
+      column(0.32) + column(0.06) + column(0.06) + column(0.12) + column(0.24) + column(0.20) +
+      "}\n";
+  out += "\\caption{Costs derived with the InfoFlow framework" + cite +
+         " under this tool's rules (information sets, one action per head and token class, "
+         "plans priced by the catalogue's bounds): comparison order $\\beta'$, comparison "
+         "dimension $\\beta_1$, comparison number, the parameter count $M$ of a plan and the "
+         "smallest efficient architecture ($L$ layers, $h$ heads per layer).}"
+         "\\label{tab:derivations}\\\\\n\\toprule\n";
+  const std::string header =
+      "Target & $\\beta'$ & $\\beta_1$ & Compared tuples & Plan: $M$ & Smallest efficient "
       "\\\\\n\\midrule\n";
+  out += header + "\\endfirsthead\n\\toprule\n" + header + "\\endhead\n";
   for (const Derivation& d : ds) {
     const theorems::Target& t = *d.target;
     const theorems::Program& program = *t.program;
-    std::string arch = "--";
-    std::string rate = "--";
+    std::string rate = "---";
     if (d.plan) {
-      arch = fmt::format("$L={}$, $h={}$", d.plan->architecture.layers(),
+      rate = fmt::format("$L = {}$, $h = {}$:", d.plan->architecture.layers(),
                          d.plan->architecture.heads_text());
-      rate = (d.plan->priced() ? "$" + d.plan->rate().print(Landau::kBigO, Format::kLatex) + "$ "
-                               : std::string()) +
-             "(" + theorems::to_text(d.plan->verdict) + ")";
+      if (d.plan->priced()) {
+        rate += "\\newline $M = " + d.plan->rate().print(Landau::kBigO, Format::kLatex) + "$";
+      }
+      rate += "\\newline (" + latex_escape(theorems::to_text(d.plan->verdict)) + ")";
     }
     const std::string smallest =
-        d.search.smallest ? fmt::format("$L={}$, $h={}$", d.search.smallest->architecture.layers(),
+        d.search.smallest ? fmt::format("$L = {}$, $h = {}$", d.search.smallest->architecture.layers(),
                                         d.search.smallest->architecture.heads_text())
                           : "none";
-    out += fmt::format("{} & {} & ${}$ & ${}$ & {} & {} & {} \\\\\n", latex_escape(t.name),
+    std::string set;
+    for (const auto& [name, value] : t.bindings) {
+      if (name == "T") continue;  // the derivation keeps T symbolic
+      set += fmt::format("{}${} = {}$", set.empty() ? "" : ", ", name, value);
+    }
+    out += fmt::format("{}\\label{{{}}}\\newline ${}${} & ${}$ & ${}$ & ${}$ & {} & {} \\\\\n",
+                       latex_identifier(t.name), latex_label("target", t.name),
+                       formula_latex(t.formula.root()), set.empty() ? "" : " (" + set + ")",
                        program.order, program.comparisons.size(),
-                       symbolic::canonical(program.comparison_number, Format::kLatex), arch, rate,
+                       symbolic::canonical(program.comparison_number, Format::kLatex), rate,
                        smallest);
   }
-  return out + "\\bottomrule\n\\end{tabular}\n";
+  return out + "\\bottomrule\n\\end{longtable}\n}\n";
 }
 
 std::string derived_catalogue_toml(const theorems::Engine& engine, const std::vector<Derivation>& ds) {

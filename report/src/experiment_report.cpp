@@ -1,6 +1,7 @@
 #include "infoflow/report/experiment_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -9,6 +10,7 @@
 
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/report/catalogue_report.hpp"
+#include "infoflow/symbolic/rate.hpp"
 
 #include <unistd.h>
 
@@ -47,7 +49,95 @@ std::string figure_document(const std::string& name) {
          name + ".tex}\n\\end{document}\n";
 }
 
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+/// The end (one past the closing parenthesis) of the group opening at `open`, or npos.
+std::size_t group_end(const std::string& text, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && --depth == 0) return i + 1;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
+
+std::string prose_latex(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const bool word_start = i == 0 || !word_char(text[i - 1]);
+    // A bound the tool printed: O(...), Omega(...), Theta(...).
+    if (word_start) {
+      bool done = false;
+      for (const char* landau : {"Omega(", "Theta(", "O("}) {
+        const std::string_view l(landau);
+        if (text.compare(i, l.size(), l) != 0) continue;
+        const std::size_t end = group_end(text, i + l.size() - 1);
+        if (end == std::string::npos) break;
+        try {
+          const symbolic::WrittenBound b = symbolic::parse_bound(text.substr(i, end - i));
+          out += "$" + b.rate.print(b.landau.value_or(symbolic::Landau::kBigO),
+                                    symbolic::Format::kLatex) + "$";
+          i = end;
+          done = true;
+        } catch (const InputError&) {
+        }
+        break;
+      }
+      if (done) continue;
+    }
+    // A power: M^(-2.00), T^0.54, 1e-5 stays as it is.
+    if (word_start && std::isalpha(static_cast<unsigned char>(text[i])) != 0) {
+      std::size_t j = i;
+      while (j < text.size() && word_char(text[j])) ++j;
+      if (j + 1 < text.size() && text[j] == '^') {
+        std::size_t end = std::string::npos;
+        std::string exponent;
+        if (text[j + 1] == '(') {
+          end = group_end(text, j + 1);
+          if (end != std::string::npos) exponent = text.substr(j + 2, end - j - 3);
+        } else {
+          std::size_t k = j + 1;
+          if (k < text.size() && text[k] == '-') ++k;
+          while (k < text.size() && (std::isdigit(static_cast<unsigned char>(text[k])) != 0 ||
+                                     (text[k] == '.' && k + 1 < text.size() &&
+                                      std::isdigit(static_cast<unsigned char>(text[k + 1])) != 0))) {
+            ++k;
+          }
+          if (k > j + 1) {
+            end = k;
+            exponent = text.substr(j + 1, k - j - 1);
+          }
+        }
+        if (end != std::string::npos &&
+            exponent.find_first_not_of("0123456789.-+ ") == std::string::npos) {
+          const std::string base = text.substr(i, j - i);
+          out += "$" + (base == "eps" ? std::string("\\varepsilon") : latex_escape(base)) + "^{" +
+                 exponent + "}$";
+          i = end;
+          continue;
+        }
+      }
+      out += latex_escape(text.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    if (text[i] == '~') {
+      out += "$\\sim$";
+    } else if (text.compare(i, 2, "<=") == 0 || text.compare(i, 2, ">=") == 0) {
+      out += text[i] == '<' ? "$\\le$" : "$\\ge$";
+      ++i;
+    } else if (text[i] == '<' || text[i] == '>') {
+      out += text[i] == '<' ? "$<$" : "$>$";
+    } else {
+      out += latex_escape(std::string(1, text[i]));
+    }
+    ++i;
+  }
+  return out;
+}
 
 std::string figure_pgfplots(const ExperimentResult& r) {
   // The legend goes under the axis, two columns: series names are long ("L = 2, heads = (1,1)").
@@ -94,22 +184,40 @@ std::string figure_pgfplots(const ExperimentResult& r) {
           colour, s.x.front(), s.x.back(), s.median.front(), s.x.front(), s.predicted_slope);
     }
   }
+  // The lines drawn for every series (fit, its band, the predicted slope) have one legend entry
+  // each, in black: their colour is the series'.
+  bool any_fit = false;
+  bool any_predicted = false;
+  for (const Series& s : r.series) {
+    any_fit = any_fit || (s.has_fit && s.x.size() >= 2);
+    any_predicted = any_predicted || (r.claim_kind == "exponent" && s.x.size() >= 2);
+  }
+  if (any_fit) {
+    out += "\\addlegendimage{black, dashed}\n\\addlegendentry{least-squares fit of log NMSE}\n"
+           "\\addlegendimage{area legend, draw=none, fill=black, fill opacity=0.12}\n"
+           "\\addlegendentry{95\\,\\% bootstrap interval of its slope}\n";
+  }
+  if (any_predicted) {
+    out += "\\addlegendimage{black, dotted, thick}\n\\addlegendentry{predicted slope}\n";
+  }
   out += "\\end{axis}\n\\end{tikzpicture}\n";
   return out;
 }
 
 std::string claims_table_latex(const ExperimentResult& r) {
   std::string out =
-      "\\begin{longtable}{p{0.13\\textwidth}p{0.25\\textwidth}p{0.3\\textwidth}p{0.22\\textwidth}}"
-      "\n"
+      "\\begin{longtable}{>{\\raggedright\\arraybackslash}p{0.13\\textwidth}"
+      ">{\\raggedright\\arraybackslash}p{0.25\\textwidth}"
+      ">{\\raggedright\\arraybackslash}p{0.3\\textwidth}"
+      ">{\\raggedright\\arraybackslash}p{0.22\\textwidth}}\n"
       "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
-    out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {}{} \\\\\n", latex_escape(c.group),
-                       latex_escape(c.prediction), latex_escape(c.measured), to_text(c.verdict),
-                       latex_escape(c.why),
+    out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {}{} \\\\\n", prose_latex(c.group),
+                       prose_latex(c.prediction), prose_latex(c.measured), to_text(c.verdict),
+                       prose_latex(c.why),
                        c.cross_check.empty()
                            ? ""
-                           : " \\textbf{But} " + latex_escape(c.cross_check) + ".");
+                           : " \\textbf{But} " + prose_latex(c.cross_check) + ".");
   }
   return out + "\\bottomrule\n\\end{longtable}\n";
 }
@@ -260,7 +368,7 @@ std::string claims_csv(const std::vector<ExperimentResult>& results) {
 }
 
 ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult>& results,
-                         bool compile) {
+                         bool compile, const theorems::Catalogue* catalogue) {
   ReportFiles files;
   fs::create_directories(dir);
   auto put = [&](const std::string& name, const std::string& content) {
@@ -277,25 +385,32 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
                                             : inconclusive) += 1;
     }
   }
+  std::string cites;
+  if (catalogue != nullptr) {
+    for (const theorems::Paper& p : catalogue->papers()) {
+      if (!p.cite.empty()) cites += (cites.empty() ? "" : ",") + p.cite;
+    }
+  }
   std::string doc =
-      "\\documentclass[10pt]{article}\n\\usepackage[margin=1.8cm]{geometry}\n\\usepackage{booktabs,"
-      "longtable,pgfplots}\n"
-      "\\usepgfplotslibrary{fillbetween}\n\\pgfplotsset{compat=1.18}\n\\title{InfoFlow: "
-      "predictions against "
-      "measurements}\n\\author{infoflow report}\n\\date{}\n"
-      "\\begin{document}\n\\maketitle\n";
+      "\\documentclass[10pt]{article}\n\\usepackage[margin=1.8cm]{geometry}\n" + latex_preamble() +
+      "\\usepackage{pgfplots}\n\\usepgfplotslibrary{fillbetween}\n\\pgfplotsset{compat=1.18}\n"
+      "\\title{InfoFlow: predictions against measurements}\n\\author{infoflow report}\n"
+      "\\date{}\n\\begin{document}\n\\maketitle\n";
   doc += fmt::format(
       "{} claims: {} agree, {} disagree, {} inconclusive (profile {}). Each claim compares the "
-      "InfoFlow "
-      "engine's prediction for a configuration with the best validation NMSE of trained networks "
-      "(median over seeds; bars: min and max). The rules of the verdicts are in "
+      "InfoFlow engine's prediction{} for a configuration with the best validation NMSE of trained "
+      "networks (median over seeds; bars: min and max). The rules of the verdicts are in "
       "docs/experiments.md.\n",
       agrees + disagrees + inconclusive, agrees, disagrees, inconclusive,
-      results.empty() ? std::string("-") : results.front().profile);
+      results.empty() ? std::string("-") : latex_escape(results.front().profile),
+      cites.empty() ? std::string()
+                    : " (the bounds of~\\cite{" + cites +
+                          "}, combined by this tool's formalization of the InfoFlow rules)");
   for (const ExperimentResult& r : results) {
     put("fig_" + r.name + ".tex", figure_pgfplots(r));
     put("fig_" + r.name + "_standalone.tex", figure_document(r.name));
-    doc += "\\section{" + latex_escape(r.name) + ": " + latex_escape(r.title) + "}\n";
+    doc += "\\section{" + latex_escape(r.name) + ": " + prose_latex(r.title) + "}\\label{" +
+           latex_label("sec", r.name) + "}\n";
     doc += "\\begin{center}\n\\input{fig_" + r.name + ".tex}\n\\end{center}\n";
     doc += claims_table_latex(r);
     if (!r.reported.empty()) doc += reported_table_latex(r);
@@ -315,9 +430,10 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
           "\\input{{curves_{}.tex}}\n\\end{{center}}\n",
           r.curves.size(), r.name);
     }
-    for (const std::string& n : r.notes) doc += "\\noindent Note: " + latex_escape(n) + "\n\n";
+    for (const std::string& n : r.notes) doc += "\\noindent Note: " + prose_latex(n) + "\n\n";
     doc += fmt::format("\\noindent Training time of the runs: {:.0f} s.\n", r.run_seconds);
   }
+  if (catalogue != nullptr) doc += bibliography_latex(doc, *catalogue);
   doc += "\\end{document}\n";
   put("report.tex", doc);
   put("results.csv", results_csv(results));

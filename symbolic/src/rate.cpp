@@ -183,7 +183,18 @@ ex Rate::to_ex() const {
          GiNaC::pow(T, power_of_T_) * GiNaC::exp(exp_rate_in_T_ * T);
 }
 
-std::string Rate::print(Format format) const {
+std::string Rate::print(Format format) const { return print_parts(format, {}); }
+
+std::string Rate::print_named(Landau landau, Format format, const std::string& name) const {
+  const std::string body = print_parts(format, name);
+  if (format == Format::kLatex) {
+    const char* symbol = landau == Landau::kBigO ? "O" : landau == Landau::kOmega ? "\\Omega" : "\\Theta";
+    return std::string(symbol) + "\\left(" + body + "\\right)";
+  }
+  return to_text(landau) + "(" + body + ")";
+}
+
+std::string Rate::print_parts(Format format, const std::string& eps_exponent_name) const {
   const bool latex = format == Format::kLatex;
   std::vector<std::string> parts;
   if (!coefficient_.is_equal(1)) parts.push_back(canonical(coefficient_, format));
@@ -195,7 +206,11 @@ std::string Rate::print(Format format) const {
     parts.push_back(latex ? "e^{" + g + "}" : "exp(" + g + ")");
   }
   const ex power = -eps_exponent_;
-  if (!power.is_zero() || parts.empty()) {
+  if (!eps_exponent_name.empty()) {
+    const std::string eps = latex ? "\\varepsilon" : "eps";
+    parts.push_back(latex ? eps + "^{-" + eps_exponent_name + "}"
+                          : eps + "^(-" + eps_exponent_name + ")");
+  } else if (!power.is_zero() || parts.empty()) {
     const std::string eps = latex ? "\\varepsilon" : "eps";
     parts.push_back(power.is_equal(1) ? eps : eps + "^" + exponent_text(power, format));
   }
@@ -231,6 +246,50 @@ std::string to_text(Landau landau) {
     case Landau::kTheta: return "Theta";
   }
   return {};
+}
+
+WrittenBound parse_bound(std::string_view text, const SourceLocation& where) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t begin = 0;
+  std::size_t end = text.size();
+  while (begin < end && is_space(text[begin])) ++begin;
+  while (end > begin && is_space(text[end - 1])) --end;
+  // "M = ...": the quantity bounded, as `show` and `derive` print it.
+  if (end - begin >= 2 && text[begin] == 'M') {
+    std::size_t i = begin + 1;
+    while (i < end && is_space(text[i])) ++i;
+    if (i < end && text[i] == '=') {
+      begin = i + 1;
+      while (begin < end && is_space(text[begin])) ++begin;
+    }
+  }
+  WrittenBound out;
+  static constexpr std::pair<std::string_view, Landau> kSymbols[] = {
+      {"Omega", Landau::kOmega}, {"Theta", Landau::kTheta}, {"O", Landau::kBigO}};
+  for (const auto& [name, landau] : kSymbols) {
+    const std::string_view rest = text.substr(begin, end - begin);
+    if (!rest.starts_with(name)) continue;
+    std::size_t open = begin + name.size();
+    while (open < end && is_space(text[open])) ++open;
+    if (open >= end || text[open] != '(' || text[end - 1] != ')') break;
+    // The parenthesis after the symbol must close at the end: "O(eps)*O(T)" is no bound.
+    int depth = 0;
+    std::size_t close = open;
+    for (; close < end; ++close) {
+      if (text[close] == '(') ++depth;
+      if (text[close] == ')' && --depth == 0) break;
+    }
+    if (close + 1 != end) break;
+    out.landau = landau;
+    begin = open + 1;
+    end = close;
+    break;
+  }
+  SourceLocation at = where;
+  at.line = at.line == 0 ? 1 : at.line;
+  at.column = (at.column == 0 ? 1 : at.column) + begin;
+  out.rate = Rate::parse(text.substr(begin, end - begin), at);
+  return out;
 }
 
 }  // namespace infoflow::symbolic

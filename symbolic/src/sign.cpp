@@ -220,6 +220,9 @@ struct SignOracle::Impl {
   void add_condition(z3::solver& solver, const Condition& c, Vars& vars, bool integral) {
     const z3::expr num = translate(c.num, vars, integral);
     if (c.den_positive) {
+      // The denominator's symbols still get a variable (and their domains): a witness must give
+      // every symbol of the condition a value, n in (T - k - 1)/(n + 1) too.
+      static_cast<void>(translate(c.den, vars, integral));
       solver.add(relate(num, c.op));
       return;
     }
@@ -235,6 +238,25 @@ struct SignOracle::Impl {
       const z3::expr lower = number(info->lower);
       solver.add(info->lower_strict ? x > lower : x >= lower);
       if (info->upper) solver.add(x < number(*info->upper));
+    }
+  }
+
+  /// The registry's implicit facts between symbols the query uses (k <= T, ...).
+  void add_implicit_facts(z3::solver& solver, Vars& vars, bool integral) {
+    const auto base = [](const SymbolInfo* info) {
+      return info->name.substr(0, info->name.find('@'));
+    };
+    std::vector<const SymbolInfo*> used;
+    for (const auto& entry : vars.raw) used.push_back(entry.first);
+    for (const ImplicitFact& fact : SymbolRegistry::standard().implicit_facts()) {
+      for (const SymbolInfo* a : used) {
+        if (base(a) != fact.smaller) continue;
+        for (const SymbolInfo* b : used) {
+          if (base(b) != fact.larger) continue;
+          solver.add(variable(a->symbol, vars, integral) <=
+                     variable(b->symbol, vars, integral) + number(numeric(fact.offset)));
+        }
+      }
     }
   }
 
@@ -305,6 +327,7 @@ struct SignOracle::Impl {
       solver.add(variable(info->symbol, vars, integral) == number(value));
     }
     add_symbol_domains(solver, vars);
+    add_implicit_facts(solver, vars, integral);
     ++stats.solver_calls;
     if (std::getenv("INFOFLOW_TRACE_Z3") != nullptr) std::cerr << solver.to_smt2() << "\n";
     const z3::check_result answer = solver.check();

@@ -49,6 +49,11 @@ SymbolRegistry::SymbolRegistry() {
   add(make("D", "D", Role::kProblem, true, 1, false, "intrinsic dimension"));
   add(make("gamma", "\\gamma", Role::kProblem, false, 0, true,
            "approximation-rate exponent of the smooth parts"));
+  facts_ = {
+      {"k", "T", 0, "k <= T: the k-th largest of T scores"},
+      {"T0", "T", 1, "T0 <= T + 1: an information set holds at most the T tokens and the readout"},
+      {"s", "D", -1, "s < D: s counts heads below the D comparisons (the predecessor's s)"},
+  };
 }
 
 const SymbolInfo& SymbolRegistry::add(SymbolInfo info) {
@@ -93,7 +98,11 @@ const SymbolInfo& SymbolRegistry::renamed(const SymbolInfo& original, std::strin
   const std::lock_guard lock(mutex_);
   SymbolInfo copy = original;
   copy.name = name;
-  copy.latex = original.latex + "^{(" + std::string(tag) + ")}";
+  // The tag is an entry id ("head_count.depth_conjecture"): upright, its underscores escaped, so
+  // that it reads as a name in math mode rather than as subscripts.
+  std::string tag_latex;
+  for (const char c : tag) tag_latex += c == '_' ? std::string("\\_") : std::string(1, c);
+  copy.latex = original.latex + "^{(\\mathrm{" + tag_latex + "})}";
   copy.symbol = GiNaC::possymbol(name, copy.latex);
   return add(std::move(copy));
 }

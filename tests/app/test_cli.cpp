@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -90,7 +92,9 @@ BOOST_AUTO_TEST_CASE(compare_gives_condition_and_witnesses) {
 BOOST_AUTO_TEST_CASE(show_prints_the_written_form) {
   const Run r = run("show infoflow.thm3.decoding --format latex");
   BOOST_TEST(r.code == 0);
-  BOOST_TEST(r.out == "M = O\\left(\\varepsilon^{1 - \\frac{T_0 d}{E}}\\right)\n");
+  BOOST_TEST(contains(r.out, "M = O\\left(\\varepsilon^{1 - \\frac{T_0 d}{E}}\\right)"));
+  BOOST_TEST(contains(r.out, "\\cite[Theorem~3]{yu2026infoflow}"));
+  BOOST_TEST(contains(r.out, "under $1 \\le T_0$, $T_0 \\le T + 1$"));
   BOOST_TEST(contains(run("show infoflow.thm2.kth_max").out, "hypotheses: k >= 2"));
 }
 
@@ -112,6 +116,70 @@ BOOST_AUTO_TEST_CASE(latex_tables_compile) {
   const int status = std::system(command.c_str());
   BOOST_TEST(status == 0, t.read("pdflatex.log").substr(0, 3000));
   BOOST_TEST(std::filesystem::exists(t.dir() / "tables.pdf"));
+}
+
+BOOST_AUTO_TEST_CASE(one_command_line) {
+  // --version from the build's project version.
+  const Run v = run("--version");
+  BOOST_TEST(v.code == 0);
+  BOOST_TEST(v.out == "infoflow " INFOFLOW_VERSION "\n");
+  // --format everywhere output has forms; plan's former --json is gone (no script used it).
+  const Run plan = run("plan 'max(t) dot(a, x[t])' --heads 1 --format json");
+  BOOST_TEST_REQUIRE(plan.code == 0);
+  BOOST_TEST(nlohmann::json::parse(plan.out).contains("target"));
+  BOOST_TEST(run("plan 'max(t) dot(a, x[t])' --json").code == 2);
+  BOOST_TEST(nlohmann::json::parse(run("compare 'eps^(-1)' 'eps^(-2)' --format json").out)
+                 ["eps_to_zero"]["growth"] == "slower");
+  BOOST_TEST(run("list --format latex").code == 2);  // a form list does not have
+  // The same --pe words as train.
+  BOOST_TEST(run("derive 'max(t) dot(a, x[t])' --pe on").code == 2);
+  BOOST_TEST(run("derive 'max(t) dot(a, x[t])' --pe learned").code == 0);
+  // Unknown --set names are errors, for a built-in task too.
+  const Run set = run("derive 'max(t) dot(a, x[t])' --set Q=3");
+  BOOST_TEST(set.code == 2);
+  BOOST_TEST(contains(set.out, "has no integer Q"));
+  const Run task = run("train --task kth_max --set Q=3 --steps 5");
+  BOOST_TEST(task.code == 2);
+  BOOST_TEST(contains(task.out, "--set Q=3: --set gives values to a formula's integers"));
+  // compare takes what the tool prints: O(...), Omega(...), Theta(...), "M = ...".
+  const Run c = run("compare 'O(eps^(-1))' 'M = Omega(eps^(-2)*log(1/eps))'");
+  BOOST_TEST(c.code == 0);
+  BOOST_TEST(contains(c.out, "first:  O(eps^(-1))\nsecond: Omega(eps^(-2)*log(1/eps))"));
+  BOOST_TEST(contains(c.out, "as eps -> 0:      first grows slower"));
+  BOOST_TEST(run("compare 'Theta(eps^(-k))' 'eps^(-2)' --assume 'k >= 1'").code == 0);
+  // A bad rate inside O(...) names its column in the whole argument.
+  const Run bad = run("compare 'O(eps^(-1) +* 2)' 'eps'");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(contains(bad.out, "first rate:1:"));
+  BOOST_TEST(!contains(bad.out, "first rate:1:1:"));
+  // Shell completion, hidden from the help, generated at build time beside the binary.
+  const TempDir t;
+  BOOST_TEST(run("--bash-completion " + (t.dir() / "c.bash").string()).code == 0);
+  std::ifstream in(t.dir() / "c.bash");
+  const std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(contains(script, "complete -F _infoflow infoflow"));
+  BOOST_TEST(contains(script, "derive) opts=\""));
+  BOOST_TEST(std::system(("bash -n " + (t.dir() / "c.bash").string()).c_str()) == 0);
+  BOOST_TEST(!contains(run("--help").out, "bash-completion"));
+}
+
+BOOST_AUTO_TEST_CASE(at_equal_exponents_the_log_power_decides_vacuity) {
+  // Omega(eps^(2-k) log(1/eps)) with k >= 2 grows at k = 2 (like log(1/eps)): never vacuous.
+  // With k >= 1 it is vacuous exactly where k < 2, a strict condition.
+  TempCatalogue t;
+  const std::string entry =
+      "\n[[entry]]\nid = \"infoflow.log_edge\"\nsource = \"Lemma 9\"\nprovenance = "
+      "\"conjecture\"\nkind = \"lower\"\nquantity = \"M\"\ntask = \"kth_retrieval\"\n"
+      "depth = \"L == 3\"\nhypotheses = [\"k >= HYP\"]\nrate = \"eps^(2-k)*log(1/eps)\"\n";
+  std::string text = t.read("infoflow.toml");
+  t.write("infoflow.toml", text + std::regex_replace(entry, std::regex("HYP"), "2"));
+  const Run two = run("--catalogue " + t.dir().string() + " check");
+  BOOST_TEST(!contains(two.out, "Omega(eps^(2 - k)*log(1/eps)) is vacuous"), two.out);
+  t.write("infoflow.toml", text + std::regex_replace(entry, std::regex("HYP"), "1"));
+  const Run one = run("--catalogue " + t.dir().string() + " check");
+  BOOST_TEST(contains(one.out, "is vacuous where k < 2"), one.out);
+  BOOST_TEST(contains(one.out, "bounded: k=1"), one.out);
+  BOOST_TEST(contains(one.out, "grows: k="), one.out);
 }
 
 BOOST_AUTO_TEST_CASE(train_prints_a_summary_and_json) {
@@ -190,7 +258,8 @@ BOOST_AUTO_TEST_CASE(derive_gives_rate_verdict_and_smallest_architecture) {
   const Run latex = run("derive " + std::string(INFOFLOW_TARGETS_FILE) + " --format latex");
   BOOST_TEST(latex.code == 0);
   BOOST_TEST(contains(latex.out, "\\toprule"));
-  BOOST_TEST(contains(latex.out, "triangle & 3 & $1$ & $T^{3}$"));
+  BOOST_TEST(contains(latex.out, "\\label{target:triangle}"));
+  BOOST_TEST(contains(latex.out, "& $3$ & $1$ & $T^{3}$ &"));
 }
 
 BOOST_AUTO_TEST_CASE(derive_states_the_condition_on_an_unset_integer) {

@@ -288,6 +288,12 @@ Catalogue Catalogue::load_files(const std::vector<fs::path>& files) {
     paper.authors = paper_reader.string("authors", false).value_or("");
     paper.reference = paper_reader.string("reference", false).value_or("");
     paper.year = paper_reader.integer("year").value_or(0);
+    paper.cite = paper_reader.string("cite", false).value_or("");
+    if (paper.cite.find_first_of(" ,{}%#\\") != std::string::npos) {
+      throw InputError(SourceLocation{file.string(), 1, 1},
+                       "[paper] cite = '" + paper.cite +
+                           "': a BibTeX key has no spaces, commas, braces, % or #");
+    }
     paper.file = file;
     paper_reader.reject_unknown_keys();
     catalogue.papers_.push_back(paper);

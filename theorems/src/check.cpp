@@ -230,28 +230,58 @@ class Checker {
     eliminate_equalities(domain, {&rate});
     const ex a = rate.eps_exponent();
     exponents(a, ex(0));
-    const symbolic::SatResult weak = sat(domain, a, RelOp::kLessEqual);
+    // eps^(-a) log(1/eps)^b stays bounded as eps -> 0 where a < 0, or a = 0 and b <= 0: at equal
+    // exponents the log power decides (Omega(eps^(2-k) log(1/eps)) says something at k = 2).
+    const ex b = rate.log_exponent();
+    const bool logs = !b.is_zero();
+    Domain at_zero = domain;
+    at_zero.require(a, RelOp::kEqual);
+    symbolic::SatResult weak = sat(domain, a, logs ? RelOp::kLess : RelOp::kLessEqual);
+    if (logs && weak.status == Satisfiability::kUnsatisfiable) {
+      exponents(b, ex(0), "log");
+      weak = sat(at_zero, b, RelOp::kLessEqual);
+      exponents(a, ex(0));
+    }
     if (weak.status == Satisfiability::kUnknown) {
       undecided({p.entry->id}, "the sign of the exponent of " + rate_text(p), weak.reason);
       return;
     }
     if (weak.status == Satisfiability::kUnsatisfiable) return;
-    const symbolic::SatResult strong = sat(domain, a, RelOp::kGreater);
+    symbolic::SatResult strong = sat(domain, a, RelOp::kGreater);
+    if (logs && strong.status == Satisfiability::kUnsatisfiable) {
+      strong = sat(at_zero, b, RelOp::kGreater);
+    }
     const bool everywhere = strong.status == Satisfiability::kUnsatisfiable;
     Finding f;
     const bool lower = p.entry->kind == Kind::kLower;
     f.kind = lower ? FindingKind::kVacuous : FindingKind::kDegenerate;
     f.severity = Severity::kWarning;
     f.entries = {p.entry->id};
-    f.condition = symbolic::canonical_relation(a, "<=");
-    f.condition_latex = symbolic::canonical_relation(a, "<=", symbolic::Format::kLatex);
+    if (!logs || b.info(GiNaC::info_flags::negative)) {
+      f.condition = symbolic::canonical_relation(a, "<=");
+      f.condition_latex = symbolic::canonical_relation(a, "<=", symbolic::Format::kLatex);
+    } else if (b.info(GiNaC::info_flags::positive)) {
+      f.condition = symbolic::canonical_relation(a, "<");
+      f.condition_latex = symbolic::canonical_relation(a, "<", symbolic::Format::kLatex);
+    } else {
+      f.condition = symbolic::canonical_relation(a, "<") + ", or " +
+                    symbolic::canonical_relation(a, "=") + " and " +
+                    symbolic::canonical_relation(b, "<=");
+      f.condition_latex = symbolic::canonical_relation(a, "<", symbolic::Format::kLatex) +
+                          ", \\text{ or } " +
+                          symbolic::canonical_relation(a, "=", symbolic::Format::kLatex) +
+                          ", " + symbolic::canonical_relation(b, "\\le", symbolic::Format::kLatex);
+    }
     f.gap = symbolic::canonical(a);
     const std::string where = everywhere ? "everywhere in its setting" : "where " + f.condition;
-    f.summary = lower ? rate_text(p) + " is vacuous " + where + ": the exponent of 1/eps is <= 0"
+    f.summary = lower ? rate_text(p) + " is vacuous " + where +
+                            (logs ? ": the rate stays bounded as eps -> 0 (where the exponents "
+                                    "of 1/eps are equal, the power of log(1/eps) decides)"
+                                  : ": the exponent of 1/eps is <= 0")
                       : rate_text(p) + " is degenerate " + where +
                             ": it claims a parameter count that stays bounded as eps -> 0";
-    if (weak.witness) f.witnesses.push_back({"exponent <= 0", *weak.witness});
-    if (strong.witness) f.witnesses.push_back({"exponent > 0", *strong.witness});
+    if (weak.witness) f.witnesses.push_back({logs ? "bounded" : "exponent <= 0", *weak.witness});
+    if (strong.witness) f.witnesses.push_back({logs ? "grows" : "exponent > 0", *strong.witness});
     report_.findings.push_back(std::move(f));
   }
 

@@ -14,18 +14,42 @@
 
 namespace infoflow::report {
 
-/// Escapes LaTeX's special characters in plain text.
+/// Escapes LaTeX's special characters in plain text (text mode: `<`, `>` and `|` too, which
+/// OT1 fonts would set as other glyphs).
 std::string latex_escape(const std::string& text);
+/// Plain text the tool wrote (a claim, a witness label) as LaTeX: escaped, with the rates it
+/// prints ("O(eps^(-1))", "M^(-2.00)", "<=", "~") set in math mode.
+std::string prose_latex(const std::string& text);
+/// An identifier (entry id, task, target name) in typewriter type, breakable after `.` and `_`.
+std::string latex_identifier(const std::string& id);
+/// A `\label`/`\ref` key derived from an id: "<prefix>:<id>", characters outside
+/// [A-Za-z0-9.:-] replaced by '-' (underscores included: safe under babel and hyperref).
+std::string latex_label(const std::string& prefix, const std::string& id);
+
+/// The packages every LaTeX fragment of infoflow needs, as one \usepackage line per package.
+std::string latex_preamble();
 
 /// The entry's bound in LaTeX math, in its author's written form: "\Omega\left(...\right)".
 std::string bound_latex(const theorems::Entry& entry);
+/// Where the entry comes from, with its paper: "\cite[Theorem~2]{yu2026infoflow}", or "this
+/// tool (formalization)" for our own rules and derived bounds.
+std::string source_latex(const theorems::Entry& entry, const theorems::Catalogue& catalogue);
 
-/// A booktabs table of the entries: id, source, provenance, kind, setting, hypotheses, bound.
+/// One entry as a paragraph for a paper: source with citation, kind, setting, hypotheses and the
+/// bound in display math, labelled `entry:<id>` (`show --format latex`).
+std::string entry_latex(const theorems::Entry& entry, const theorems::Catalogue& catalogue);
+/// A booktabs longtable of the entries (number, id and source, provenance and task, setting,
+/// hypotheses, bound), fitting \linewidth; each row labelled `entry:<id>`, the table
+/// `tab:infoflow-catalogue`.
 std::string catalogue_table_latex(const theorems::Catalogue& catalogue);
-/// A booktabs table of the findings: severity, kind, entries, condition, witness.
-std::string findings_table_latex(const theorems::CheckReport& report);
-/// A complete LaTeX document around one or more tables (booktabs, amsmath, longtable).
-std::string latex_document(const std::string& body);
+/// A booktabs longtable of the findings: severity and kind, entries, condition, witnesses.
+std::string findings_table_latex(const theorems::CheckReport& report,
+                                 const theorems::Catalogue& catalogue);
+/// A complete LaTeX document around one or more fragments, with a bibliography of the
+/// catalogue's papers that the body cites.
+std::string latex_document(const std::string& body, const theorems::Catalogue& catalogue);
+/// The bibliography (thebibliography) of the catalogue's papers cited in `body`; empty if none.
+std::string bibliography_latex(const std::string& body, const theorems::Catalogue& catalogue);
 
 std::string entry_text(const theorems::Entry& entry, const theorems::Catalogue& catalogue);
 std::string catalogue_list_text(const theorems::Catalogue& catalogue);

@@ -23,9 +23,12 @@ struct Derivation {
 };
 
 std::string derivation_text(const Derivation& d);
-/// A table row per target: target, beta', beta_1, comparison number, plan rate and verdict,
-/// smallest architecture. `derivations_latex` wraps the rows in a booktabs table.
-std::string derivations_latex(const std::vector<Derivation>& ds);
+/// A target formula typeset in LaTeX math: "\max_{s \ne t} \langle x_{s}, x_{t} \rangle".
+std::string formula_latex(const targets::Node& root);
+/// A complete booktabs longtable (caption citing the InfoFlow paper, label `tab:derivations`,
+/// each row labelled `target:<name>`): target and its formula typeset, beta', beta_1, comparison
+/// number, the plan's architecture, rate and verdict, smallest efficient architecture.
+std::string derivations_latex(const std::vector<Derivation>& ds, const theorems::Catalogue& catalogue);
 nlohmann::json to_json(const Derivation& d);
 /// The compiled target: comparisons with their elimination, quantities with what they read.
 nlohmann::json to_json(const theorems::Program& program);

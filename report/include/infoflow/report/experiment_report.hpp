@@ -36,9 +36,11 @@ struct ReportFiles {
   std::string note;  ///< why PDF or PNG were skipped, if they were
 };
 
-/// Writes the folder; `compile`: make PDF and PNG when the tools exist.
+/// Writes the folder; `compile`: make PDF and PNG when the tools exist. With a catalogue, the
+/// report cites its papers and carries their bibliography.
 ReportFiles write_report(const std::filesystem::path& dir,
-                         const std::vector<ExperimentResult>& results, bool compile = true);
+                         const std::vector<ExperimentResult>& results, bool compile = true,
+                         const theorems::Catalogue* catalogue = nullptr);
 
 }  // namespace infoflow::report
 

@@ -8,6 +8,7 @@
 /// Built by our own visitor over the product, never through GiNaC's series() (wrong or throwing
 /// on symbolic exponents: symbolic-anchors.md P1).
 
+#include <optional>
 #include <string>
 
 #include <ginac/ginac.h>
@@ -48,8 +49,13 @@ class Rate {
   [[nodiscard]] std::string print(Format format = Format::kText) const;
   /// With a Landau symbol: "O(eps^(-1))", "\Omega\left(...\right)".
   [[nodiscard]] std::string print(Landau landau, Format format = Format::kText) const;
+  /// The same with the exponent of 1/eps written as `name` ("O(eps^(-a)*log(1/eps)^2)"): the
+  /// short form of a long bound, printed beside "a = ...".
+  [[nodiscard]] std::string print_named(Landau landau, Format format, const std::string& name) const;
 
  private:
+  [[nodiscard]] std::string print_parts(Format format, const std::string& eps_exponent_name) const;
+
   GiNaC::ex coefficient_ = 1;
   GiNaC::ex eps_exponent_ = 0;
   GiNaC::ex log_exponent_ = 0;
@@ -58,6 +64,15 @@ class Rate {
 };
 
 std::string to_text(Landau landau);
+
+/// A rate as the tool prints bounds: optionally "M =" (or "M ="), then either a bare rate or one
+/// wrapped in O(...), Omega(...) or Theta(...). Spaces around the parts are allowed.
+struct WrittenBound {
+  std::optional<Landau> landau;  ///< none for a bare rate
+  Rate rate;
+};
+/// Parses a WrittenBound; errors name the column in `text` (counted from `where.column`).
+WrittenBound parse_bound(std::string_view text, const SourceLocation& where = {});
 
 }  // namespace infoflow::symbolic
 

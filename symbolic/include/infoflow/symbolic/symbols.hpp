@@ -41,6 +41,17 @@ struct SymbolInfo {
   std::size_t order = 0;  ///< position in the registry: the printing order of monomials
 };
 
+/// A fact of the theory's domain that no single symbol's bounds state: `smaller <= larger +
+/// offset` (k <= T: the k-th largest of T scores). Declared once here; the sign oracle adds it to
+/// every query that names both symbols (or renamed copies of them), so no decision and no
+/// witness breaks it.
+struct ImplicitFact {
+  std::string smaller;  ///< a symbol's name (its renamed copies "s@id" are covered too)
+  std::string larger;
+  long offset = 0;
+  std::string why;  ///< one line for `infoflow symbols`
+};
+
 /// The registry. `standard()` holds THEORY.md section 1; copies renamed apart (an entry's own
 /// constant c, say) are added on demand and live as long as the registry.
 class SymbolRegistry {
@@ -61,6 +72,8 @@ class SymbolRegistry {
 
   /// The symbols in registry order (renamed copies after the standard ones).
   [[nodiscard]] std::vector<const SymbolInfo*> all() const;
+  /// The implicit domain facts (THEORY.md section 1).
+  [[nodiscard]] const std::vector<ImplicitFact>& implicit_facts() const { return facts_; }
 
   /// The precision symbol eps.
   [[nodiscard]] const GiNaC::possymbol& eps() const { return at("eps").symbol; }
@@ -72,6 +85,7 @@ class SymbolRegistry {
   const SymbolInfo& add(SymbolInfo info);
 
   mutable std::mutex mutex_;
+  std::vector<ImplicitFact> facts_;
   std::deque<SymbolInfo> symbols_;  // deque: references stay valid as copies are added
   std::map<std::string, std::size_t, std::less<>> by_name_;
   std::map<GiNaC::ex, std::size_t, GiNaC::ex_is_less> by_symbol_;

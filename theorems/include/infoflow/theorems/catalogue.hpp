@@ -42,6 +42,9 @@ struct Paper {
   std::string authors;
   std::string reference;
   int year = 0;
+  /// Its BibTeX key (theorems/catalogue/references.bib); empty: the tool's own (derived) bounds,
+  /// which are cited as "this work" rather than as a paper.
+  std::string cite;
   std::filesystem::path file;
 };
 
