@@ -171,9 +171,11 @@ def table(of="catalogue", standalone=False, catalogue=None, add=None):
     return _infoflow.table(directory, added, _text(of, "of"), standalone)
 
 
-def latex_document(body):
-    """A complete LaTeX document (booktabs, amsmath, longtable) around tables."""
-    return _infoflow.latex_document(_text(body, "body"))
+def latex_document(body, catalogue=None, add=None):
+    """A complete LaTeX document (booktabs, amsmath, longtable) around tables, with the
+    bibliography of the catalogue's papers the body cites."""
+    directory, added = _catalogue_args(catalogue, add)
+    return _infoflow.latex_document(_text(body, "body"), directory, added)
 
 
 def derive(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, name=None,

@@ -306,7 +306,7 @@ py::object check(const std::string& directory, const std::vector<std::string>& a
     result = theorems::check(catalogue, options);
   }
   if (format == "text") return py::str(report::findings_text(result));
-  if (format == "latex") return py::str(report::findings_table_latex(result));
+  if (format == "latex") return py::str(report::findings_table_latex(result, catalogue));
   if (format == "json") return py::str(report::to_json(result).dump(2) + "\n");
   py::object out = to_py(report::to_json(result));
   out["errors"] = result.count(theorems::Severity::kError);
@@ -322,8 +322,8 @@ std::string table(const std::string& directory, const std::vector<std::string>& 
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   std::string body;
   if (of != "findings") body += report::catalogue_table_latex(catalogue);
-  if (of != "catalogue") body += report::findings_table_latex(theorems::check(catalogue));
-  return standalone ? report::latex_document(body) : body;
+  if (of != "catalogue") body += report::findings_table_latex(theorems::check(catalogue), catalogue);
+  return standalone ? report::latex_document(body, catalogue) : body;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,7 +543,7 @@ py::object derive(const std::string& source, const std::string& directory,
     ds.push_back(std::move(d));
   }
   if (format == "toml") return py::str(report::derived_catalogue_toml(engine, ds));
-  if (format == "latex") return py::str(report::derivations_latex(ds));
+  if (format == "latex") return py::str(report::derivations_latex(ds, catalogue));
   if (format == "text") {
     std::string out;
     for (const report::Derivation& d : ds) out += report::derivation_text(d);
@@ -563,7 +563,7 @@ py::object derive(const std::string& source, const std::string& directory,
     py::list depths;
     for (const theorems::Plan& p : d.search.per_depth) depths.append(plan_extras(p));
     j["per_depth_rates"] = depths;
-    j["latex_row"] = report::derivations_latex({d});
+    j["latex_row"] = report::derivations_latex({d}, catalogue);
     out.append(j);
   }
   return out.size() == 1 ? py::object(out[0]) : py::object(out);
@@ -1049,7 +1049,13 @@ PYBIND11_MODULE(_infoflow, m) {
         py::arg("timeout_ms"), py::arg("format"));
   m.def("table", &ip::table, py::arg("directory"), py::arg("add"), py::arg("of"),
         py::arg("standalone"));
-  m.def("latex_document", &infoflow::report::latex_document, py::arg("body"));
+  m.def(
+      "latex_document",
+      [](const std::string& body, const std::string& directory,
+         const std::vector<std::string>& added) {
+        return infoflow::report::latex_document(body, ip::load_catalogue(directory, added));
+      },
+      py::arg("body"), py::arg("directory"), py::arg("add"));
   m.def("parse_rate", &ip::parse_rate, py::arg("text"));
   m.def("compare", &ip::compare, py::arg("first"), py::arg("second"), py::arg("assume"));
   m.def("derive", &ip::derive, py::arg("source"), py::arg("directory"), py::arg("add"),
