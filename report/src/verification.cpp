@@ -611,8 +611,11 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
     std::string statement;
     for (const theorems::WrittenRelation& h : entry->hypotheses)
       statement += (statement.empty() ? "" : ", ") + symbolic::to_text(h.relation);
-    out.confronted = fmt::format("{} ({}, {}): {} {}", entry->id, theorems::to_text(entry->provenance),
-                                 entry->source, statement.empty() ? "always" : "where " + statement,
+    const std::string provenance = theorems::to_text(entry->provenance);
+    out.confronted = fmt::format("{} ({}): {} {}", entry->id,
+                                 entry->source == provenance ? provenance
+                                                             : provenance + ", " + entry->source,
+                                 statement.empty() ? "always" : "where " + statement,
                                  entry->rate.print(entry->kind == theorems::Kind::kLower
                                                        ? symbolic::Landau::kOmega
                                                        : symbolic::Landau::kBigO));

@@ -70,7 +70,7 @@ class Engine(unittest.TestCase):
     def test_plan_is_the_command(self):
         f = "sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])"
         data = infoflow.plan(f, set={"D": 2}, heads=[2, 2])
-        command = json.loads(cli("plan", f, "--set", "D=2", "--heads", "2,2", "--json").stdout)
+        command = json.loads(cli("plan", f, "--set", "D=2", "--heads", "2,2", "--format", "json").stdout)
         for key, value in command.items():
             self.assertEqual(data[key], value, key)
         self.assertEqual(infoflow.plan(f, set={"D": 2}, format="text"),
@@ -78,7 +78,7 @@ class Engine(unittest.TestCase):
 
     def test_compare(self):
         c = infoflow.compare("eps^(1 - T*d/E)", "eps^(-T/E)")
-        command = json.loads(cli("compare", "eps^(1 - T*d/E)", "eps^(-T/E)", "--json").stdout)
+        command = json.loads(cli("compare", "eps^(1 - T*d/E)", "eps^(-T/E)", "--format", "json").stdout)
         for regime in ("eps_to_zero", "T_to_infinity"):
             for key, value in command[regime].items():
                 self.assertEqual(c[regime][key], value, key)
@@ -177,7 +177,7 @@ class Training(unittest.TestCase):
         r = infoflow.train(**self.ARGS)
         c = json.loads(cli("train", "--task", "intrinsic_dim", "--D", "2", "--T", "8",
                            "--heads", "2,2", "--E", "16", "--steps", "60", "--batch", "32",
-                           "--val-size", "128", "--eval-every", "20", "--json").stdout)
+                           "--val-size", "128", "--eval-every", "20", "--format", "json").stdout)
         self.assertEqual(r["result"]["best_validation_nmse"], c["result"]["best_validation_nmse"])
         for key in ("task", "model", "parameters"):
             self.assertEqual(r[key], c[key], key)
