@@ -52,6 +52,36 @@ BOOST_AUTO_TEST_CASE(global_aggregation_against_theorem_three_at_T0_equal_T) {
   BOOST_TEST(f->summary.find("T0 = T") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_contradiction_puts_the_less_supported_entry_in_doubt_first) {
+  // The same contradiction with the upper bound demoted to a conjecture: it is the suspect, named
+  // first; no restriction of it removes the overlap here (both are one-layer, single-head
+  // settings), so the published theorem's restriction follows as the alternative.
+  TempCatalogue t;
+  BOOST_TEST_REQUIRE(t.replace("head_count.toml",
+                               "id = \"head_count.memorisation\"\nsource = \"single head, n >= "
+                               "T*d\"\nprovenance = \"predecessor\"",
+                               "id = \"head_count.memorisation\"\nsource = \"single head, n >= "
+                               "T*d\"\nprovenance = \"conjecture\""));
+  const CheckReport r = check(Catalogue::load_directory(t.dir()));
+  const Finding* f = nullptr;
+  for (const Finding& x : r.findings) {
+    if (x.entries == std::vector<std::string>{"infoflow.thm1.one_layer", "head_count.memorisation"})
+      f = &x;
+  }
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST_REQUIRE(f->suggestions.size() == 3u);
+  BOOST_TEST(f->suggestions.front() ==
+             "re-examine head_count.memorisation first: it is a conjecture bound, "
+             "infoflow.thm1.one_layer a seed one");
+  BOOST_TEST(f->suggestions[1] == "restrict infoflow.thm1.one_layer to h != 1");
+  BOOST_TEST(f->suggestions[2] == "restrict infoflow.thm1.one_layer to n < T*d");
+  // Both published (the shipped catalogue): the lower bound is restricted, and nothing named.
+  const Finding* shipped = find(shipped_report(), FindingKind::kContradiction,
+                                {"infoflow.thm1.one_layer", "head_count.memorisation"});
+  BOOST_TEST_REQUIRE(shipped != nullptr);
+  BOOST_TEST(shipped->suggestions.front().find("restrict ") == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(memorisation_contradicts_unrestricted_one_layer_bound) {
   const Finding* f = find(shipped_report(), FindingKind::kContradiction,
                           {"infoflow.thm1.one_layer", "head_count.memorisation"});

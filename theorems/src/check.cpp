@@ -301,12 +301,45 @@ class Checker {
     if (a.entry->bounds_below() && b.entry->bounds_below()) implications(a, b, false);
   }
 
-  std::vector<std::string> restrictions(const Prepared& upper, const Prepared& lower) {
+  /// Restricting `target` to where one of `other`'s requirements fails removes their overlap.
+  std::vector<std::string> restrictions(const Prepared& other, const Prepared& target) {
     std::vector<std::string> out;
-    for (const Requirement& r : upper.requirements) {
-      Domain d = lower.domain;
+    for (const Requirement& r : other.requirements) {
+      Domain d = target.domain;
       if (sat(d, r.expr, negate(r.op)).status != Satisfiability::kSatisfiable) continue;
-      out.push_back("restrict " + lower.entry->id + " to " + r.negated);
+      out.push_back("restrict " + target.entry->id + " to " + r.negated);
+    }
+    return out;
+  }
+
+  /// How much stands behind an entry: a contradiction puts the one with less in doubt first (a
+  /// conjecture before a derived bound, that before a formalization, those before a theorem).
+  static int support(const Entry& e) {
+    switch (e.provenance) {
+      case Provenance::kConjecture: return 0;
+      case Provenance::kDerived: return 1;
+      case Provenance::kFormalization: return 2;
+      case Provenance::kSeed:
+      case Provenance::kPredecessor: return 3;
+    }
+    return 3;
+  }
+
+  /// The fixes of a contradiction, the less supported entry's first (named, then restricted);
+  /// with equal support the lower bound is restricted, the one whose regime is most often
+  /// stated too widely.
+  std::vector<std::string> fixes(const Prepared& upper, const Prepared& lower) {
+    const int su = support(*upper.entry);
+    const int sl = support(*lower.entry);
+    if (su == sl) return restrictions(upper, lower);
+    const Prepared& suspect = su < sl ? upper : lower;
+    const Prepared& trusted = su < sl ? lower : upper;
+    std::vector<std::string> out{fmt::format(
+        "re-examine {} first: it is a {} bound, {} a {} one", suspect.entry->id,
+        to_text(suspect.entry->provenance), trusted.entry->id, to_text(trusted.entry->provenance))};
+    for (std::string& r : restrictions(trusted, suspect)) out.push_back(std::move(r));
+    if (&suspect == &upper) {
+      for (std::string& r : restrictions(upper, lower)) out.push_back(std::move(r));
     }
     return out;
   }
@@ -391,7 +424,7 @@ class Checker {
     const symbolic::SatResult fine = sat(overlap, decided_gap, RelOp::kLessEqual);
     exponents(std::nullopt, std::nullopt);
     if (fine.witness) f.witnesses.push_back({"consistent", *fine.witness});
-    f.suggestions = restrictions(upper, lower);
+    f.suggestions = fixes(upper, lower);
     report_.findings.push_back(std::move(f));
     supports_last_finding(start);
   }
