@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -84,11 +85,68 @@ Domain Domain::substituted(const GiNaC::exmap& map) const {
   return out;
 }
 
+namespace {
+
+/// `expr op 0` as a bound on one symbol (a*s + b with numeric a != 0, b), if it is one.
+struct SimpleBound {
+  GiNaC::ex symbol;
+  bool lower = true;  ///< s > v or s >= v; else s < v or s <= v
+  GiNaC::numeric value;
+  bool strict = false;
+};
+
+std::optional<SimpleBound> simple_bound(const Constraint& c) {
+  if (c.op == RelOp::kEqual || c.op == RelOp::kNotEqual) return std::nullopt;
+  std::vector<const SymbolInfo*> symbols;
+  try {
+    symbols = symbols_of(c.expr);
+  } catch (const std::out_of_range&) {
+    return std::nullopt;  // a symbol of no registry: printed as it is
+  }
+  if (symbols.size() != 1) return std::nullopt;
+  const GiNaC::ex s = symbols.front()->symbol;
+  const GiNaC::ex e = c.expr.expand();
+  if (!e.is_polynomial(s) || e.degree(s) != 1) return std::nullopt;
+  const GiNaC::ex a = e.coeff(s, 1);
+  const GiNaC::ex b = e.coeff(s, 0);
+  if (!GiNaC::is_a<GiNaC::numeric>(a) || !GiNaC::is_a<GiNaC::numeric>(b)) return std::nullopt;
+  const GiNaC::numeric na = GiNaC::ex_to<GiNaC::numeric>(a);
+  if (na.is_zero() || !na.is_real()) return std::nullopt;
+  // a*s + b op 0  <=>  s op' -b/a, op' flipped when a < 0.
+  const bool greater = c.op == RelOp::kGreater || c.op == RelOp::kGreaterEqual;
+  return SimpleBound{s, greater == na.is_positive(), -GiNaC::ex_to<GiNaC::numeric>(b) / na,
+                     c.op == RelOp::kGreater || c.op == RelOp::kLess};
+}
+
+/// Whether bound x says at least as much as y (same symbol and direction).
+bool tighter(const SimpleBound& x, const SimpleBound& y) {
+  if (x.value == y.value) return x.strict || !y.strict;
+  return x.lower ? x.value > y.value : x.value < y.value;
+}
+
+}  // namespace
+
 std::string Domain::to_text() const {
+  // Bounds on one symbol that a tighter one implies are left out ("k >= 3", not "k >= 3,
+  // k >= 2"), and so are repeats.
+  std::vector<std::optional<SimpleBound>> bounds;
+  for (const Constraint& c : constraints_) bounds.push_back(simple_bound(c));
   std::string out;
-  for (const Constraint& c : constraints_) {
+  std::set<std::string> printed;
+  for (std::size_t i = 0; i < constraints_.size(); ++i) {
+    bool implied = false;
+    for (std::size_t j = 0; j < constraints_.size() && bounds[i] && !implied; ++j) {
+      if (j == i || !bounds[j] || bounds[j]->lower != bounds[i]->lower ||
+          !bounds[j]->symbol.is_equal(bounds[i]->symbol))
+        continue;
+      // j implies i and is strictly tighter, or as tight and earlier (keep the first of equals).
+      implied = tighter(*bounds[j], *bounds[i]) && (!tighter(*bounds[i], *bounds[j]) || j < i);
+    }
+    if (implied) continue;
+    const std::string text = canonical_relation(constraints_[i].expr, symbolic::to_text(constraints_[i].op));
+    if (!printed.insert(text).second) continue;
     if (!out.empty()) out += ", ";
-    out += canonical_relation(c.expr, symbolic::to_text(c.op));
+    out += text;
   }
   return out.empty() ? "(no constraint)" : out;
 }

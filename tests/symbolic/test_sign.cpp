@@ -78,4 +78,20 @@ BOOST_AUTO_TEST_CASE(non_polynomial_is_unknown_not_guessed) {
   BOOST_TEST(oracle.sign(ex_of("log(T) - 1"), Domain{}).sign == Sign::kUnknown);
 }
 
+BOOST_AUTO_TEST_CASE(a_setting_prints_without_the_bounds_a_tighter_one_implies) {
+  Domain d;
+  d.require(ex_of("k - 3"), RelOp::kGreaterEqual);
+  d.require(ex_of("k - 2"), RelOp::kGreaterEqual);
+  d.require(ex_of("T - k - 1"), RelOp::kGreater);  // two symbols: kept as written
+  d.require(ex_of("2*n - 8"), RelOp::kLess);        // n < 4
+  d.require(ex_of("n - 5"), RelOp::kLessEqual);     // implied by n < 4
+  d.require(ex_of("k - 3"), RelOp::kGreaterEqual);  // a repeat
+  BOOST_TEST(d.to_text() == "k >= 3, T > k + 1, 2*n < 8");
+  // Equal values: the strict one says more.
+  Domain e;
+  e.require(ex_of("k - 2"), RelOp::kGreaterEqual);
+  e.require(ex_of("k - 2"), RelOp::kGreater);
+  BOOST_TEST(e.to_text() == "k > 2");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
