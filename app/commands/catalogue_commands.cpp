@@ -5,7 +5,6 @@
 
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/symbolic/symbols.hpp"
-#include "infoflow/targets/target_file.hpp"
 #include "infoflow/theorems/check.hpp"
 #include "infoflow/theorems/engine.hpp"
 
@@ -98,33 +97,6 @@ void add_table(CLI::App& app, Context& ctx) {
   });
 }
 
-/// The engine's bounds for every architecture each target lists, as `derived` entries.
-void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::string>& files) {
-  if (files.empty()) return;
-  // Plans are priced by the catalogue as loaded; the derived entries join it afterwards.
-  const theorems::Catalogue loaded = catalogue;
-  theorems::Engine engine(loaded);
-  for (const std::string& file : files) {
-    for (const targets::TargetSpec& spec : targets::load_targets(file)) {
-      const theorems::Target target(spec.name, spec.formula, spec.set, spec.family,
-                                    spec.same_as_family);
-      for (const std::vector<long>& heads : spec.architectures) {
-        theorems::Architecture a;
-        a.heads = heads;
-        a.embedding = spec.embedding;
-        a.token_dim = spec.token_dim;
-        a.positional = spec.positional;
-        try {
-          engine.add_derived(catalogue, target, engine.plan(target, a));
-        } catch (const InputError& e) {
-          throw InputError(
-              spec.where, "target " + spec.name + ", heads " + a.heads_text() + ": " + e.message());
-        }
-      }
-    }
-  }
-}
-
 void add_check(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "check", "consistency of the catalogue: contradictions, separations, implications, vacuity");
@@ -142,7 +114,7 @@ void add_check(CLI::App& app, Context& ctx) {
   certify->add_to(*cmd);
   cmd->callback([&ctx, format, output, timeout, target_files, certify] {
     theorems::Catalogue catalogue = ctx.load();
-    add_derived_bounds(catalogue, *target_files);
+    theorems::add_derived_bounds(catalogue, *target_files);
     theorems::CheckOptions options;
     options.solver_timeout_ms = *timeout;
     symbolic::Journal journal;

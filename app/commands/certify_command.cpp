@@ -5,6 +5,7 @@
 #include "infoflow/certify.hpp"
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/theorems/check.hpp"
+#include "infoflow/theorems/engine.hpp"
 
 #include "commands/certify_options.hpp"
 #include "commands/commands.hpp"
@@ -54,7 +55,7 @@ void add_certify(CLI::App& app, Context& ctx) {
   cmd->add_flag("--facts", *all, "list every fact with its state");
   cmd->callback([&ctx, directory, target_files, no_cvc5, all] {
     theorems::Catalogue catalogue = ctx.load();
-    add_derived_bounds(catalogue, *target_files);
+    theorems::add_derived_bounds(catalogue, *target_files);
     symbolic::Journal journal;
     theorems::CheckOptions options;
     options.journal = &journal;

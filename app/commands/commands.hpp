@@ -53,9 +53,6 @@ void add_verify(CLI::App& app, Context& ctx);
 void add_report(CLI::App& app, Context& ctx);
 void add_certify(CLI::App& app, Context& ctx);
 
-/// The engine's bounds for every architecture each target file lists join the catalogue.
-void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::string>& files);
-
 }  // namespace infoflow::app
 
 #endif  // INFOFLOW_APP_COMMANDS_HPP_

@@ -41,30 +41,6 @@ theorems::Target to_target(const targets::TargetSpec& t) {
   return theorems::Target(t.name, t.formula, t.set, t.family, t.same_as_family);
 }
 
-/// The formula's named integers (but T) that have no value.
-std::vector<std::string> unset_integers(const targets::TargetSpec& t) {
-  std::vector<std::string> out;
-  for (const std::string& n : t.formula.free_integers()) {
-    if (n != "T" && t.set.count(n) == 0) out.push_back(n);
-  }
-  return out;
-}
-
-/// derive on a target with one unset integer: the condition on it, per depth.
-std::string conditions_text(theorems::Engine& engine, const targets::TargetSpec& spec,
-                            const theorems::Architecture& base, const std::string& name) {
-  targets::TargetSpec probe = spec;
-  probe.set[name] = 1;  // a value to compile with; the conditions try every one
-  const theorems::Target target = to_target(probe);
-  std::string out = fmt::format("target {}: {}\n  {} has no value: for which {} is it efficient?\n",
-                                spec.name, targets::to_text(spec.formula.root()), name, name);
-  for (long layers = 1; layers <= 3; ++layers) {
-    const theorems::Condition c = engine.condition(target, name, base, layers, 4);
-    out += report::condition_text(c);
-  }
-  return out;
-}
-
 }  // namespace
 
 void add_derive(CLI::App& app, Context& ctx) {
@@ -89,15 +65,13 @@ void add_derive(CLI::App& app, Context& ctx) {
     const std::vector<targets::TargetSpec> specs = t->resolve(false);
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
-    if (specs.size() == 1 && !unset_integers(specs.front()).empty()) {
-      const std::vector<std::string> unset = unset_integers(specs.front());
-      if (unset.size() > 1 || *format != "text") {
-        throw InputError(fmt::format("the formula needs values for {} (e.g. --set {}=3); with one "
-                                     "of them unset, text output gives the condition on it",
-                                     fmt::join(unset, ", "), unset.front()));
-      }
-      emit(conditions_text(engine, specs.front(),
-                           arch->for_target(specs.front(), std::vector<long>{1}), unset.front()),
+    const std::string unset =
+        specs.size() == 1 ? targets::unset_integer_for_conditions(specs.front(), *format == "text")
+                          : "";
+    if (!unset.empty()) {
+      const theorems::Architecture base = arch->for_target(specs.front(), std::vector<long>{1});
+      emit(report::conditions_text(specs.front(), unset,
+                                   theorems::conditions_by_depth(engine, specs.front(), unset, base)),
            *output);
       return;
     }

@@ -265,39 +265,12 @@ py::object catalogue_entries(const std::string& directory, const std::vector<std
   return to_py(report::to_json(catalogue));
 }
 
-/// The engine's bounds for each architecture a target file lists join the catalogue (as
-/// `check --targets` does).
-void add_derived_bounds(theorems::Catalogue& catalogue, const std::vector<std::string>& files) {
-  if (files.empty()) return;
-  const theorems::Catalogue loaded = catalogue;
-  theorems::Engine engine(loaded);
-  for (const std::string& file : files) {
-    for (const targets::TargetSpec& spec : targets::load_targets(file)) {
-      const theorems::Target target(spec.name, spec.formula, spec.set, spec.family,
-                                    spec.same_as_family);
-      for (const std::vector<long>& heads : spec.architectures) {
-        theorems::Architecture a;
-        a.heads = heads;
-        a.embedding = spec.embedding;
-        a.token_dim = spec.token_dim;
-        a.positional = spec.positional;
-        try {
-          engine.add_derived(catalogue, target, engine.plan(target, a));
-        } catch (const InputError& e) {
-          throw InputError(
-              spec.where, "target " + spec.name + ", heads " + a.heads_text() + ": " + e.message());
-        }
-      }
-    }
-  }
-}
-
 py::object check(const std::string& directory, const std::vector<std::string>& added,
                  const std::vector<std::string>& target_files, long timeout_ms,
                  const std::string& format) {
   if (timeout_ms < 1) throw InputError("timeout_ms must be positive");
   theorems::Catalogue catalogue = load_catalogue(directory, added);
-  add_derived_bounds(catalogue, target_files);
+  theorems::add_derived_bounds(catalogue, target_files);
   theorems::CheckOptions options;
   options.solver_timeout_ms = static_cast<unsigned>(timeout_ms);
   theorems::CheckReport result;
@@ -415,14 +388,6 @@ theorems::Target to_target(const targets::TargetSpec& t) {
   return theorems::Target(t.name, t.formula, t.set, t.family, t.same_as_family);
 }
 
-std::vector<std::string> unset_integers(const targets::TargetSpec& t) {
-  std::vector<std::string> out;
-  for (const std::string& n : t.formula.free_integers()) {
-    if (n != "T" && t.set.count(n) == 0) out.push_back(n);
-  }
-  return out;
-}
-
 app::TargetArguments target_arguments(const std::string& source, Options& o) {
   app::TargetArguments t;
   t.source = source;
@@ -499,34 +464,23 @@ py::object derive(const std::string& source, const std::string& directory,
   const std::vector<targets::TargetSpec> specs = t.resolve(false);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
-  if (specs.size() == 1 && !unset_integers(specs.front()).empty()) {
+  const std::string unset =
+      specs.size() == 1
+          ? targets::unset_integer_for_conditions(specs.front(), format == "text" || format == "data")
+          : "";
+  if (!unset.empty()) {
     const targets::TargetSpec& spec = specs.front();
-    const std::vector<std::string> unset = unset_integers(spec);
-    if (unset.size() > 1 || (format != "text" && format != "data")) {
-      throw InputError(
-          fmt::format("the formula needs values for {} (e.g. --set {}=3); with one "
-                      "of them unset, text output gives the condition on it",
-                      fmt::join(unset, ", "), unset.front()));
-    }
-    targets::TargetSpec probe = spec;
-    probe.set[unset.front()] = 1;  // a value to compile with; the conditions try every one
-    const theorems::Target target = to_target(probe);
     const theorems::Architecture base = arch.for_target(spec, std::vector<long>{1});
-    std::string text =
-        fmt::format("target {}: {}\n  {} has no value: for which {} is it efficient?\n", spec.name,
-                    targets::to_text(spec.formula.root()), unset.front(), unset.front());
-    py::list conditions;
-    for (long layers = 1; layers <= 3; ++layers) {
-      const theorems::Condition c = engine.condition(target, unset.front(), base, layers, 4);
-      text += report::condition_text(c);
-      conditions.append(condition_dict(c));
-    }
-    if (format == "text") return py::str(text);
+    const std::vector<theorems::Condition> conditions =
+        theorems::conditions_by_depth(engine, spec, unset, base);
+    if (format == "text") return py::str(report::conditions_text(spec, unset, conditions));
+    py::list dicts;
+    for (const theorems::Condition& c : conditions) dicts.append(condition_dict(c));
     py::dict d;
     d["target"] = spec.name;
     d["formula"] = targets::to_text(spec.formula.root());
-    d["unset"] = unset.front();
-    d["conditions"] = conditions;
+    d["unset"] = unset;
+    d["conditions"] = dicts;
     return d;
   }
   std::vector<theorems::Target> targets;

@@ -213,6 +213,14 @@ std::string condition_text(const theorems::Condition& c) {
   return out;
 }
 
+std::string conditions_text(const targets::TargetSpec& spec, const std::string& name,
+                            const std::vector<theorems::Condition>& conditions) {
+  std::string out = fmt::format("target {}: {}\n  {} has no value: for which {} is it efficient?\n",
+                                spec.name, targets::to_text(spec.formula.root()), name, name);
+  for (const theorems::Condition& c : conditions) out += condition_text(c);
+  return out;
+}
+
 nlohmann::json to_json(const theorems::Plan& p) {
   nlohmann::json steps = nlohmann::json::array();
   for (const theorems::PlanStep& s : p.steps) {

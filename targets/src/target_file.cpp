@@ -212,4 +212,29 @@ std::vector<TargetSpec> load_targets(const fs::path& file) {
   return out;
 }
 
+std::vector<std::string> unset_integers(const TargetSpec& target) {
+  std::vector<std::string> out;
+  for (const std::string& n : target.formula.free_integers()) {
+    if (n != "T" && target.set.count(n) == 0) out.push_back(n);
+  }
+  return out;
+}
+
+std::string unset_integer_for_conditions(const TargetSpec& target, bool conditions_wanted) {
+  const std::vector<std::string> unset = unset_integers(target);
+  if (unset.empty()) return "";
+  if (unset.size() > 1 || !conditions_wanted) {
+    std::string names;
+    for (const std::string& n : unset) names += (names.empty() ? "" : ", ") + n;
+    const std::string message = "the formula needs values for " + names + " (e.g. --set " +
+                                unset.front() +
+                                "=3); with one of them unset, text output gives the condition "
+                                "on it";
+    // A formula given on the command line has no place to name.
+    if (target.where.file.empty()) throw InputError(message);
+    throw InputError(target.where, message);
+  }
+  return unset.front();
+}
+
 }  // namespace infoflow::targets

@@ -12,6 +12,7 @@
 
 #include "infoflow/symbolic/canonical.hpp"
 #include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/targets/target_file.hpp"
 #include "placement.hpp"
 
 namespace infoflow::theorems {
@@ -710,6 +711,43 @@ void Engine::add_derived(Catalogue& catalogue, const Target& target, const Plan&
   const TaskFamily family = derived_family(target);
   if (catalogue.find_task(family.id) == nullptr) catalogue.add_task(family);
   catalogue.add(derived_entry(target, plan));
+}
+
+void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& target_files) {
+  if (target_files.empty()) return;
+  // Plans are priced by the catalogue as loaded; the derived entries join it afterwards.
+  const Catalogue loaded = catalogue;
+  Engine engine(loaded);
+  for (const std::string& file : target_files) {
+    for (const targets::TargetSpec& spec : targets::load_targets(file)) {
+      const Target target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family);
+      for (const std::vector<long>& heads : spec.architectures) {
+        Architecture a;
+        a.heads = heads;
+        a.embedding = spec.embedding;
+        a.token_dim = spec.token_dim;
+        a.positional = spec.positional;
+        try {
+          engine.add_derived(catalogue, target, engine.plan(target, a));
+        } catch (const InputError& e) {
+          throw InputError(
+              spec.where, "target " + spec.name + ", heads " + a.heads_text() + ": " + e.message());
+        }
+      }
+    }
+  }
+}
+
+std::vector<Condition> conditions_by_depth(Engine& engine, const targets::TargetSpec& spec,
+                                           const std::string& name, const Architecture& base) {
+  targets::TargetSpec probe = spec;
+  probe.set[name] = 1;  // a value to compile with; the conditions try every one
+  const Target target(probe.name, probe.formula, probe.set, probe.family, probe.same_as_family);
+  std::vector<Condition> out;
+  for (long layers = 1; layers <= 3; ++layers) {
+    out.push_back(engine.condition(target, name, base, layers, 4));
+  }
+  return out;
 }
 
 }  // namespace infoflow::theorems

@@ -41,6 +41,9 @@ std::string derived_catalogue_toml(const theorems::Engine& engine, const std::ve
 /// The condition on an unset integer for one depth: the closed form if one holds, and the
 /// largest efficient value per head vector.
 std::string condition_text(const theorems::Condition& condition);
+/// The conditions on a target's unset integer `name`, one depth a line, under a heading.
+std::string conditions_text(const targets::TargetSpec& spec, const std::string& name,
+                            const std::vector<theorems::Condition>& conditions);
 
 /// The plan layer by layer: steps, information sets, decodings, the dominant cost.
 std::string plan_text(const theorems::Target& target, const theorems::Plan& plan);

@@ -49,6 +49,13 @@ struct TargetSpec {
 /// malformed TOML, unknown or missing keys, a bad formula, a duplicate name.
 std::vector<TargetSpec> load_targets(const std::filesystem::path& file);
 
+/// The formula's named integers, T aside, that the target gives no value.
+std::vector<std::string> unset_integers(const TargetSpec& target);
+/// The one unset integer of a target whose condition on it is asked for (`derive` without its
+/// value), or "" if every integer is set. InputError if more than one is unset, or if one is
+/// and `conditions_wanted` is false (an output form without conditions).
+std::string unset_integer_for_conditions(const TargetSpec& target, bool conditions_wanted);
+
 /// "2,2" -> {2, 2}; throws InputError naming `where` on anything but positive integers.
 std::vector<long> parse_heads(const std::string& text, const SourceLocation& where = {});
 

@@ -23,6 +23,7 @@
 
 #include "infoflow/symbolic/rate.hpp"
 #include "infoflow/targets/formula.hpp"
+#include "infoflow/targets/target_file.hpp"
 #include "infoflow/theorems/catalogue.hpp"
 #include "infoflow/theorems/program.hpp"
 
@@ -204,6 +205,16 @@ class Engine {
   CostModel costs_;
   std::map<std::string, GiNaC::ex> cache_;
 };
+
+/// The engine's bound for every architecture each target of the target files lists, added to
+/// `catalogue` as `derived` entries (what `check --targets` checks). Plans are priced by the
+/// catalogue as given; an unplannable target is an InputError at its place in its file.
+void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& target_files);
+
+/// `derive` on a target with one integer unset: the condition on it for 1, 2 and 3 layers
+/// (Engine::condition with up to 4 heads a layer).
+std::vector<Condition> conditions_by_depth(Engine& engine, const targets::TargetSpec& spec,
+                                           const std::string& name, const Architecture& base);
 
 }  // namespace infoflow::theorems
 
