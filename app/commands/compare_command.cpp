@@ -16,6 +16,17 @@ std::string written(const symbolic::WrittenBound& b) {
   return b.landau ? b.rate.print(*b.landau) : b.rate.print();
 }
 
+/// A `depends` answer has a point where the first grows faster and one where it does not; the
+/// side without one, and why ("" when both have one, or the answer is not `depends`).
+std::string missing_side(const symbolic::RateComparison& c) {
+  if (c.growth != symbolic::Growth::kDepends) return "";
+  const symbolic::SignDecision& s = c.gap_sign;
+  const std::string why = "the solver decided that there is one but gave no exact point";
+  if (!s.positive_at) return "for faster: " + why;
+  if (!s.negative_at && !s.zero_at) return "for not faster: " + why;
+  return "";
+}
+
 }  // namespace
 
 void add_compare(CLI::App& app, Context& ctx) {
@@ -72,6 +83,7 @@ void add_compare(CLI::App& app, Context& ctx) {
         if (c.gap_sign.positive_at) j["faster_at"] = c.gap_sign.positive_at->to_text();
         if (c.gap_sign.negative_at) j["slower_at"] = c.gap_sign.negative_at->to_text();
         if (c.gap_sign.zero_at) j["equal_at"] = c.gap_sign.zero_at->to_text();
+        if (const std::string missing = missing_side(c); !missing.empty()) j["no_witness"] = missing;
         return j;
       };
       nlohmann::json j{{"first", written(a)},
@@ -90,6 +102,9 @@ void add_compare(CLI::App& app, Context& ctx) {
     point("faster at", eps.gap_sign.positive_at);
     point("slower at", eps.gap_sign.negative_at);
     point("equal at", eps.gap_sign.zero_at);
+    if (const std::string missing = missing_side(eps); !missing.empty()) {
+      out += "    no witness " + missing + "\n";
+    }
     out += "as T -> infinity: first grows " + T.summary() + "\n";
     if (certificates) out += certificate_text(*certificates);
     emit(out, *output);

@@ -35,6 +35,7 @@ std::string witnesses_text(const Finding& f) {
   for (const theorems::LabelledWitness& w : f.witnesses) {
     out += fmt::format("\n    {}: {}", w.label, w.point.to_text());
   }
+  for (const std::string& m : f.missing_witnesses) out += "\n    no witness for " + m;
   return out;
 }
 
@@ -254,6 +255,10 @@ std::string findings_table_latex(const CheckReport& report, const Catalogue& cat
       if (!witnesses.empty()) witnesses += "\\newline ";
       witnesses += prose_latex(w.label) + ": " + witness_latex(w.point);
     }
+    for (const std::string& m : f.missing_witnesses) {
+      if (!witnesses.empty()) witnesses += "\\newline ";
+      witnesses += prose_latex("no witness for " + m);
+    }
     if (witnesses.empty()) {
       // Say why there is none: the solver's own words when it gave up.
       const std::string marker = "could not be decided: ";
@@ -329,7 +334,7 @@ std::string findings_text(const CheckReport& report) {
                        f.summary);
     if (!f.condition.empty()) out += "\n    condition: " + f.condition;
     out += witnesses_text(f);
-    if (f.witnesses.empty()) {
+    if (f.witnesses.empty() && f.missing_witnesses.empty()) {
       const std::string marker = "could not be decided: ";
       const std::size_t at = f.summary.find(marker);
       out += at == std::string::npos ? "\n    no witness: the solver gave no point it could verify"
@@ -391,6 +396,7 @@ nlohmann::json to_json(const CheckReport& report) {
                         {"condition", f.condition},
                         {"gap", f.gap},
                         {"witnesses", witnesses},
+                        {"missing_witnesses", f.missing_witnesses},
                         {"suggestions", f.suggestions}});
     if (!f.certificate.empty()) findings.back()["certificate"] = f.certificate;
   }

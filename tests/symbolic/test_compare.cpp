@@ -73,4 +73,39 @@ BOOST_AUTO_TEST_CASE(T_regime) {
                  .growth == Growth::kSame);
 }
 
+BOOST_AUTO_TEST_CASE(where_the_eps_exponents_tie_the_log_power_decides) {
+  // eps^(1-k) log(1/eps) against eps^(-1), k >= 2: faster for k > 2 by the eps exponent, and at
+  // k = 2 by the log factor (log(1/eps)/eps against 1/eps): faster everywhere.
+  SignOracle oracle;
+  Domain d;
+  d.require(parse_relations("k >= 2").front());
+  const Rate with_log = Rate::parse("eps^(1-k)*log(1/eps)");
+  const Rate plain = Rate::parse("eps^(-1)");
+  const RateComparison up = compare_as_eps_to_zero(with_log, plain, d, oracle);
+  BOOST_TEST(up.growth == Growth::kFaster);
+  BOOST_TEST(up.log_decides_ties);
+  BOOST_TEST(compare_as_eps_to_zero(plain, with_log, d, oracle).growth == Growth::kSlower);
+  // The log on the other side: faster for k > 2 only, slower at k = 2, with a point each.
+  const RateComparison mixed =
+      compare_as_eps_to_zero(Rate::parse("eps^(1-k)"), Rate::parse("eps^(-1)*log(1/eps)"), d, oracle);
+  BOOST_TEST(mixed.growth == Growth::kDepends);
+  BOOST_TEST(mixed.faster_when.text == "k > 2");
+  BOOST_TEST_REQUIRE(mixed.gap_sign.negative_at.has_value());
+  BOOST_TEST(same(mixed.gap_sign.negative_at->evaluate(ex_of("k")), ex_of("2")));
+  BOOST_TEST(!mixed.gap_sign.zero_at.has_value());
+  // eps^(k-3) log(1/eps) against eps^(-1), k >= 1: faster where k <= 2 (not only k < 2).
+  Domain from_one;
+  from_one.require(parse_relations("k >= 1").front());
+  const RateComparison below = compare_as_eps_to_zero(Rate::parse("eps^(k-3)*log(1/eps)"), plain,
+                                                      from_one, oracle);
+  BOOST_TEST(below.growth == Growth::kDepends);
+  BOOST_TEST(below.faster_when.text == "2 >= k");
+  // A log power that itself vanishes at the tie: equal there.
+  const RateComparison equal = compare_as_eps_to_zero(Rate::parse("eps^(k-3)*log(1/eps)^(k-2)"),
+                                                      plain, from_one, oracle);
+  BOOST_TEST_REQUIRE(equal.gap_sign.zero_at.has_value());
+  BOOST_TEST(same(equal.gap_sign.zero_at->evaluate(ex_of("k")), ex_of("2")));
+  BOOST_TEST(equal.faster_when.text == "2 > k");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

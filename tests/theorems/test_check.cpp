@@ -154,4 +154,61 @@ BOOST_AUTO_TEST_CASE(everything_decided) {
   BOOST_TEST(r.count(Severity::kError) == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(at_equal_eps_exponents_the_log_power_decides_a_contradiction) {
+  // Lower Omega(eps^(2-k) log(1/eps)) against upper O(eps^(4-2k)), k >= 2: the eps exponents
+  // k - 2 and 2k - 4 agree only at k = 2, where the lower bound's log(1/eps) exceeds O(1).
+  TempCatalogue t;
+  const std::string entries =
+      "\n[[entry]]\nid = \"infoflow.edge_lower\"\nsource = \"Lemma 9\"\nprovenance = \"seed\"\n"
+      "kind = \"lower\"\nquantity = \"M\"\ntask = \"kth_retrieval\"\ndepth = \"L == 3\"\n"
+      "hypotheses = [\"k >= 2\"]\nrate = \"eps^(2-k)*log(1/eps)\"\n"
+      "\n[[entry]]\nid = \"infoflow.edge_upper\"\nsource = \"Lemma 10\"\nprovenance = \"seed\"\n"
+      "kind = \"upper\"\nquantity = \"M\"\ntask = \"kth_retrieval\"\ndepth = \"L == 3\"\n"
+      "hypotheses = [\"k >= 2\"]\nrate = \"eps^(4-2*k)\"\n";
+  t.write("infoflow.toml", t.read("infoflow.toml") + entries);
+  const CheckReport r = check(Catalogue::load_directory(t.dir()));
+  const Finding* f =
+      find(r, FindingKind::kContradiction, {"infoflow.edge_lower", "infoflow.edge_upper"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->condition == "2 = k");
+  BOOST_TEST_REQUIRE(f->witnesses.size() == 2u);
+  const GiNaC::ex k = infoflow::testing::sym("k");
+  BOOST_TEST(f->witnesses[0].label == "lower exceeds upper");
+  BOOST_TEST(infoflow::testing::same(f->witnesses[0].point.evaluate(k), GiNaC::ex(2)));
+  BOOST_TEST(f->witnesses[1].label == "consistent");
+  BOOST_TEST(GiNaC::ex_to<GiNaC::numeric>(f->witnesses[1].point.evaluate(k)) > 2);
+}
+
+BOOST_AUTO_TEST_CASE(an_implication_weighs_log_factors_and_says_which_sides_are_empty) {
+  // Upper O(eps^(-1)) for k >= 2 implies O(eps^(-1) log(1/eps)) for k >= 3, weaker by one power
+  // of log(1/eps); the narrower is never stronger nor equal, and the finding says so.
+  TempCatalogue t;
+  const std::string entries =
+      "\n[[entry]]\nid = \"infoflow.wide\"\nsource = \"Lemma 9\"\nprovenance = \"seed\"\n"
+      "kind = \"upper\"\nquantity = \"M\"\ntask = \"kth_retrieval\"\ndepth = \"L == 3\"\n"
+      "hypotheses = [\"k >= 2\"]\nrate = \"eps^(-1)\"\n"
+      "\n[[entry]]\nid = \"infoflow.narrow\"\nsource = \"Lemma 10\"\nprovenance = \"seed\"\n"
+      "kind = \"upper\"\nquantity = \"M\"\ntask = \"kth_retrieval\"\ndepth = \"L == 3\"\n"
+      "hypotheses = [\"k >= 3\"]\nrate = \"eps^(-1)*log(1/eps)\"\n";
+  t.write("infoflow.toml", t.read("infoflow.toml") + entries);
+  const CheckReport r = check(Catalogue::load_directory(t.dir()));
+  const Finding* f = find(r, FindingKind::kImplication, {"infoflow.wide", "infoflow.narrow"});
+  BOOST_TEST_REQUIRE(f != nullptr);
+  BOOST_TEST(f->condition == "always");
+  BOOST_TEST(f->summary.find("weaker by a factor log(1/eps)^(1)") != std::string::npos, f->summary);
+  BOOST_TEST_REQUIRE(f->witnesses.size() == 1u);
+  BOOST_TEST(f->witnesses[0].label == "implied, weaker");
+  BOOST_TEST(f->missing_witnesses ==
+             (std::vector<std::string>{"narrower is stronger: none, no point of the setting",
+                                       "implied, equal: none, no point of the setting"}));
+}
+
+BOOST_AUTO_TEST_CASE(every_shipped_finding_has_a_witness_or_a_reason_on_each_side) {
+  for (const Finding& f : shipped_report().findings) {
+    if (f.kind == FindingKind::kUndecided) continue;
+    const std::size_t sides = f.kind == FindingKind::kSeparation || f.kind == FindingKind::kImplication ? 3 : 2;
+    BOOST_TEST(f.witnesses.size() + f.missing_witnesses.size() == sides, f.summary);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 #include "infoflow/theorems/check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -224,6 +225,52 @@ class Checker {
     report_.findings.push_back(std::move(f));
   }
 
+  /// One side of a finding: its witness, or why it has none.
+  static void side(Finding& f, const std::string& label, const symbolic::SatResult& r) {
+    if (r.witness) {
+      f.witnesses.push_back({label, *r.witness});
+    } else if (r.status == Satisfiability::kUnsatisfiable) {
+      f.missing_witnesses.push_back(label + ": none, no point of the setting");
+    } else if (r.status == Satisfiability::kUnknown) {
+      f.missing_witnesses.push_back(label + ": not found, the solver gave up (" + r.reason + ")");
+    } else {
+      f.missing_witnesses.push_back(label + ": exists, but the solver gave no exact point");
+    }
+  }
+
+  /// The three sides of a gap's sign over `domain` (positive, negative, zero): witnesses, or
+  /// why none.
+  void sides(Finding& f, const symbolic::SignDecision& d, const Domain& domain,
+             const std::array<std::string, 3>& labels) {
+    using symbolic::Sign;
+    const auto is = [&](std::initializer_list<Sign> signs) {
+      return std::find(signs.begin(), signs.end(), d.sign) != signs.end();
+    };
+    const bool holds[3] = {
+        is({Sign::kPositive, Sign::kNonNegative, Sign::kNonZero, Sign::kIndefinite}),
+        is({Sign::kNegative, Sign::kNonPositive, Sign::kNonZero, Sign::kIndefinite}),
+        is({Sign::kZero, Sign::kNonNegative, Sign::kNonPositive})};
+    // Whether the gap is zero somewhere is open for an indefinite sign without a zero point.
+    const bool open[3] = {d.sign == Sign::kUnknown, d.sign == Sign::kUnknown,
+                          d.sign == Sign::kUnknown || d.sign == Sign::kIndefinite};
+    const std::optional<symbolic::Witness>* points[3] = {&d.positive_at, &d.negative_at, &d.zero_at};
+    for (int i = 0; i < 3; ++i) {
+      std::optional<symbolic::Witness> point = *points[i];
+      // A structural sign holds on the whole domain: any of its points is a witness.
+      if (!point && holds[i] && d.method == "structural") point = sat(domain).witness;
+      if (point) {
+        f.witnesses.push_back({labels[i], *point});
+      } else if (holds[i]) {
+        f.missing_witnesses.push_back(labels[i] + ": exists, but the solver gave no exact point");
+      } else if (open[i]) {
+        f.missing_witnesses.push_back(labels[i] + ": not found, the solver could not decide "
+                                      "whether there is one");
+      } else {
+        f.missing_witnesses.push_back(labels[i] + ": none, no point of the setting");
+      }
+    }
+  }
+
   void vacuity(const Prepared& p) {
     Domain domain = p.domain;
     Rate rate = p.rate;
@@ -280,8 +327,8 @@ class Checker {
                                   : ": the exponent of 1/eps is <= 0")
                       : rate_text(p) + " is degenerate " + where +
                             ": it claims a parameter count that stays bounded as eps -> 0";
-    if (weak.witness) f.witnesses.push_back({logs ? "bounded" : "exponent <= 0", *weak.witness});
-    if (strong.witness) f.witnesses.push_back({logs ? "grows" : "exponent > 0", *strong.witness});
+    side(f, logs ? "bounded" : "exponent <= 0", weak);
+    side(f, logs ? "grows" : "exponent > 0", strong);
     report_.findings.push_back(std::move(f));
   }
 
@@ -361,21 +408,38 @@ class Checker {
       return;
     }
     const ex gap = (rl.eps_exponent() - ru.eps_exponent()).normal();
-    const std::size_t start = mark();
-    exponents(rl.eps_exponent(), ru.eps_exponent());
-    symbolic::SatResult exceeds = sat(overlap, gap, RelOp::kGreater);
-    std::string component = "exponent of 1/eps";
-    ex decided_gap = gap;
-    if (exceeds.status == Satisfiability::kUnsatisfiable && gap.is_zero()) {
-      decided_gap = (rl.log_exponent() - ru.log_exponent()).normal();
+    const ex log_gap = (rl.log_exponent() - ru.log_exponent()).normal();
+    // The questions below compare exponents of 1/eps, or of log(1/eps) where those are equal.
+    const auto eps_terms = [&] { exponents(rl.eps_exponent(), ru.eps_exponent()); };
+    const auto log_terms = [&] {
       exponents(rl.log_exponent(), ru.log_exponent(), "log");
       if (journal_ != nullptr) journal_->context.eps_exponent = rl.eps_exponent();
-      exceeds = sat(overlap, decided_gap, RelOp::kGreater);
-      component = "exponent of log(1/eps)";
+    };
+    const std::size_t start = mark();
+    eps_terms();
+    symbolic::SatResult exceeds = sat(overlap, gap, RelOp::kGreater);
+    const bool exceeds_by_eps = exceeds.status == Satisfiability::kSatisfiable;
+    ex decided_gap = gap;
+    // Where the eps exponents are equal (everywhere, or on a boundary of the overlap), the
+    // lower bound exceeds the upper one if its power of log(1/eps) is higher.
+    Domain tie = overlap;
+    tie.require(gap, RelOp::kEqual);
+    bool exceeds_at_ties = false;
+    if (exceeds.status == Satisfiability::kUnsatisfiable && gap.is_zero()) {
+      decided_gap = log_gap;
+      log_terms();
+      exceeds = sat(overlap, log_gap, RelOp::kGreater);
+    } else if (exceeds.status != Satisfiability::kUnknown && !gap.is_zero() && !log_gap.is_zero()) {
+      log_terms();
+      const symbolic::SatResult at_ties = sat(tie, log_gap, RelOp::kGreater);
+      if (at_ties.status == Satisfiability::kUnknown) {
+        undecided(ids, "whether " + lower.entry->id + " exceeds " + upper.entry->id +
+                           " where their exponents of 1/eps are equal", at_ties.reason);
+        return;
+      }
+      exceeds_at_ties = at_ties.status == Satisfiability::kSatisfiable;
+      if (exceeds.status == Satisfiability::kUnsatisfiable) exceeds = at_ties;
     }
-    const std::optional<ex> first = journal_ != nullptr ? journal_->context.first : std::nullopt;
-    const std::optional<ex> second = journal_ != nullptr ? journal_->context.second : std::nullopt;
-    const std::string comp = journal_ != nullptr ? journal_->context.component : std::string();
     exponents(std::nullopt, std::nullopt);
     if (exceeds.status == Satisfiability::kUnknown) {
       undecided(ids, "whether " + lower.entry->id + " exceeds " + upper.entry->id, exceeds.reason);
@@ -387,7 +451,20 @@ class Checker {
     const bool claims = upper.entry->is_claim() && lower.entry->is_claim();
     f.severity = claims ? Severity::kError : Severity::kWarning;
     f.entries = ids;
-    const symbolic::Condition where = symbolic::positive_condition(decided_gap, overlap, oracle_);
+    symbolic::Condition where = symbolic::positive_condition(decided_gap, overlap, oracle_);
+    if (exceeds_at_ties) {
+      const bool only_at_ties = !exceeds_by_eps;
+      // A positive constant log gap needs no clause of its own.
+      const bool log_higher = log_gap.info(GiNaC::info_flags::positive);
+      const std::string at_ties =
+          symbolic::canonical_relation(gap, "=") +
+          (log_higher ? "" : " and " + symbolic::canonical_relation(log_gap, ">"));
+      const std::string at_ties_latex =
+          symbolic::canonical_relation(gap, "=", symbolic::Format::kLatex) +
+          (log_higher ? "" : ", " + symbolic::canonical_relation(log_gap, ">", symbolic::Format::kLatex));
+      where.text = only_at_ties ? at_ties : where.text + ", or " + at_ties;
+      where.latex = only_at_ties ? at_ties_latex : where.latex + ", \\text{ or } " + at_ties_latex;
+    }
     f.condition = where.text;
     f.condition_latex = where.latex;
     f.gap = symbolic::canonical(decided_gap);
@@ -415,15 +492,22 @@ class Checker {
                               other->id, evidence_rate.print(landau_of(other->kind)),
                               other->source, f.summary);
     }
-    if (exceeds.witness) f.witnesses.push_back({"lower exceeds upper", *exceeds.witness});
-    if (journal_ != nullptr) {
-      journal_->context.first = first;
-      journal_->context.second = second;
-      journal_->context.component = comp;
+    // Consistent where the gap is negative, or zero with no higher log power.
+    symbolic::SatResult fine;
+    if (gap.is_zero() || log_gap.is_zero()) {
+      if (gap.is_zero()) log_terms(); else eps_terms();
+      fine = sat(overlap, decided_gap, RelOp::kLessEqual);
+    } else {
+      eps_terms();
+      fine = sat(overlap, gap, RelOp::kLess);
+      if (fine.status != Satisfiability::kSatisfiable) {
+        log_terms();
+        fine = sat(tie, log_gap, RelOp::kLessEqual);
+      }
     }
-    const symbolic::SatResult fine = sat(overlap, decided_gap, RelOp::kLessEqual);
     exponents(std::nullopt, std::nullopt);
-    if (fine.witness) f.witnesses.push_back({"consistent", *fine.witness});
+    side(f, "lower exceeds upper", exceeds);
+    side(f, "consistent", fine);
     f.suggestions = fixes(upper, lower);
     report_.findings.push_back(std::move(f));
     supports_last_finding(start);
@@ -462,9 +546,7 @@ class Checker {
         lower.entry->id, lower.domain.to_text(), upper.entry->id, upper.domain.to_text(),
         always ? "for every value of the parameters" : "wherever " + c.faster_when.text,
         rl.print(landau_of(lower.entry->kind)), ru.print(landau_of(upper.entry->kind)));
-    if (c.gap_sign.positive_at) f.witnesses.push_back({"separated", *c.gap_sign.positive_at});
-    if (c.gap_sign.negative_at) f.witnesses.push_back({"not separated", *c.gap_sign.negative_at});
-    if (c.gap_sign.zero_at) f.witnesses.push_back({"equal exponents", *c.gap_sign.zero_at});
+    sides(f, c.gap_sign, both, {"separated", "not separated", "equal growth"});
     report_.findings.push_back(std::move(f));
   }
 
@@ -494,20 +576,19 @@ class Checker {
     Rate rw = wide.rate;
     Rate rn = narrow.rate;
     const std::string domain_text = eliminate_equalities(domain, {&rw, &rn});
-    // How much weaker the narrow entry is than what the wide one gives on its setting.
-    const ex gap = upper ? (rn.eps_exponent() - rw.eps_exponent()).normal()
-                         : (rw.eps_exponent() - rn.eps_exponent()).normal();
+    // How much weaker the narrow entry is than what the wide one gives on its setting: the
+    // narrow rate against the wide one (an upper bound), or the reverse (a lower bound).
+    const Rate& weaker_if_faster = upper ? rn : rw;
+    const Rate& other = upper ? rw : rn;
     ++report_.comparisons;
-    if (upper) {
-      exponents(rn.eps_exponent(), rw.eps_exponent());
-    } else {
-      exponents(rw.eps_exponent(), rn.eps_exponent());
-    }
     const std::size_t start = mark();
-    const symbolic::SignDecision sign = oracle_.sign(gap, domain);
+    const symbolic::RateComparison c =
+        symbolic::compare_as_eps_to_zero(weaker_if_faster, other, domain, oracle_);
+    const symbolic::SignDecision& sign = c.gap_sign;
     exponents(std::nullopt, std::nullopt);
-    if (sign.sign == symbolic::Sign::kUnknown) {
-      undecided({wide.entry->id, narrow.entry->id}, "an implication", "the exponent gap's sign");
+    if (sign.sign == symbolic::Sign::kUnknown || c.growth == symbolic::Growth::kUnknown) {
+      undecided({wide.entry->id, narrow.entry->id}, "an implication",
+                c.note.empty() ? "the exponent gap's sign" : c.note);
       return;
     }
     ++report_.comparisons_decided;
@@ -515,7 +596,13 @@ class Checker {
     f.kind = FindingKind::kImplication;
     f.severity = Severity::kInfo;
     f.entries = {wide.entry->id, narrow.entry->id};
-    f.gap = symbolic::canonical(gap);
+    f.gap = symbolic::canonical(c.gap);
+    // How much weaker: a power of 1/eps, or of log(1/eps) where those of 1/eps are equal.
+    const std::string factor =
+        c.decided_by == "log exponent"
+            ? "log(1/eps)^(" + f.gap + ")"
+            : "eps^(-(" + f.gap + "))" +
+                  (c.log_decides_ties ? " (where that is 1, a power of log(1/eps))" : "");
     const std::string restricted = fmt::format("{} restricted to the setting of {} ({}) gives {}",
                                                wide.entry->id, narrow.entry->id, domain_text,
                                                rw.print(landau_of(wide.entry->kind)));
@@ -523,8 +610,8 @@ class Checker {
     switch (sign.sign) {
       case symbolic::Sign::kPositive:
         f.condition = "always";
-        f.summary = fmt::format("implication: {}; it implies {} {}, which is weaker by a factor "
-                                "eps^(-({}))", restricted, narrow.entry->id, theirs, f.gap);
+        f.summary = fmt::format("implication: {}; it implies {} {}, which is weaker by a factor {}",
+                                restricted, narrow.entry->id, theirs, factor);
         break;
       case symbolic::Sign::kZero:
         f.condition = "always";
@@ -537,9 +624,18 @@ class Checker {
                                 "(exponent gap {})", restricted, narrow.entry->id, theirs, f.gap);
         break;
       default: {
-        const symbolic::Condition where = symbolic::positive_condition(-gap, domain, oracle_);
+        // Where the narrower entry is the stronger claim: where the other rate grows faster.
+        const symbolic::Condition where =
+            !c.log_decides_ties ? symbolic::positive_condition(-c.gap, domain, oracle_)
+                           : symbolic::compare_as_eps_to_zero(other, weaker_if_faster, domain, oracle_)
+                                 .faster_when;
+        exponents(std::nullopt, std::nullopt);
         f.condition = "exponent gap " + f.gap + " >= 0";
-        f.condition_latex = symbolic::canonical_relation(gap, ">=", symbolic::Format::kLatex);
+        f.condition_latex = symbolic::canonical_relation(c.gap, ">=", symbolic::Format::kLatex);
+        if (c.log_decides_ties) {
+          f.condition += " (where it is 0, the power of log(1/eps) decides)";
+          f.condition_latex += "\\text{ (where it is 0, the power of } \\log(1/\\varepsilon)\\text{ decides)}";
+        }
         f.summary = fmt::format(
             "implication depends on the parameters: {}; it implies {} {} where {} >= 0 "
             "(exponent gap), and {} is the stronger claim where {}", restricted,
@@ -547,9 +643,7 @@ class Checker {
         break;
       }
     }
-    if (sign.positive_at) f.witnesses.push_back({"implied, weaker", *sign.positive_at});
-    if (sign.zero_at) f.witnesses.push_back({"implied, equal", *sign.zero_at});
-    if (sign.negative_at) f.witnesses.push_back({"narrower is stronger", *sign.negative_at});
+    sides(f, sign, domain, {"implied, weaker", "narrower is stronger", "implied, equal"});
     report_.findings.push_back(std::move(f));
     supports_last_finding(start);
   }

@@ -40,6 +40,9 @@ struct RateComparison {
   SignDecision gap_sign;
   Condition faster_when;     ///< filled when growth is kDepends: where the first grows faster
   std::string note;          ///< anything the reader must know (an empty domain, a solver timeout)
+  /// The eps exponents are equal somewhere but not everywhere, and there the powers of
+  /// log(1/eps) decided (gap_sign and faster_when are those of the combined order).
+  bool log_decides_ties = false;
 
   /// One line: "faster (eps exponent gap 1/(n + 1) > 0)".
   [[nodiscard]] std::string summary() const;

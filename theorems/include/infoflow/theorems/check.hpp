@@ -59,6 +59,9 @@ struct Finding {
   std::string condition_latex;
   std::string gap;                   ///< the exponent difference that decided it, text
   std::vector<LabelledWitness> witnesses;
+  /// The sides of the finding without a witness, each with why: "grows: none, no point of the
+  /// setting", or the solver gave up (and why).
+  std::vector<std::string> missing_witnesses;
   std::vector<std::string> suggestions;  ///< restrictions that would remove a contradiction
   std::string certificate;  ///< when certified: "re-proved by Coq (DIR/f003.v)", or why not
 };
