@@ -163,6 +163,10 @@ Condition positive_condition(const ex& gap, const Domain& domain, SignOracle& or
   return sign_condition(gap, domain, oracle, true);
 }
 
+Condition nonnegative_condition(const ex& gap, const Domain& domain, SignOracle& oracle) {
+  return sign_condition(gap, domain, oracle, false);
+}
+
 std::string RateComparison::summary() const {
   std::string out = to_text(growth);
   if (!decided_by.empty()) out += " (" + decided_by + " gap " + canonical(gap) + ")";

@@ -453,17 +453,25 @@ class Checker {
     f.entries = ids;
     symbolic::Condition where = symbolic::positive_condition(decided_gap, overlap, oracle_);
     if (exceeds_at_ties) {
-      const bool only_at_ties = !exceeds_by_eps;
-      // A positive constant log gap needs no clause of its own.
+      // A positive constant log gap: every tie exceeds, and the condition is gap >= 0.
       const bool log_higher = log_gap.info(GiNaC::info_flags::positive);
-      const std::string at_ties =
-          symbolic::canonical_relation(gap, "=") +
-          (log_higher ? "" : " and " + symbolic::canonical_relation(log_gap, ">"));
+      const std::string at_ties = symbolic::canonical_relation(gap, "=") + " and " +
+                                  symbolic::canonical_relation(log_gap, ">");
       const std::string at_ties_latex =
-          symbolic::canonical_relation(gap, "=", symbolic::Format::kLatex) +
-          (log_higher ? "" : ", " + symbolic::canonical_relation(log_gap, ">", symbolic::Format::kLatex));
-      where.text = only_at_ties ? at_ties : where.text + ", or " + at_ties;
-      where.latex = only_at_ties ? at_ties_latex : where.latex + ", \\text{ or } " + at_ties_latex;
+          symbolic::canonical_relation(gap, "=", symbolic::Format::kLatex) + ", " +
+          symbolic::canonical_relation(log_gap, ">", symbolic::Format::kLatex);
+      if (log_higher && exceeds_by_eps) {
+        where = symbolic::nonnegative_condition(gap, overlap, oracle_);
+      } else if (log_higher) {
+        where.text = symbolic::canonical_relation(gap, "=");
+        where.latex = symbolic::canonical_relation(gap, "=", symbolic::Format::kLatex);
+      } else if (exceeds_by_eps) {
+        where.text += ", or " + at_ties;
+        where.latex += ", \\text{ or } " + at_ties_latex;
+      } else {
+        where.text = at_ties;
+        where.latex = at_ties_latex;
+      }
     }
     f.condition = where.text;
     f.condition_latex = where.latex;

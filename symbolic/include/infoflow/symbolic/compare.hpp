@@ -32,6 +32,8 @@ struct Condition {
 
 /// `gap > 0` over `domain`, stated as simply as the form allows.
 Condition positive_condition(const GiNaC::ex& gap, const Domain& domain, SignOracle& oracle);
+/// `gap >= 0` over `domain`, stated likewise.
+Condition nonnegative_condition(const GiNaC::ex& gap, const Domain& domain, SignOracle& oracle);
 
 struct RateComparison {
   Growth growth = Growth::kUnknown;
