@@ -256,10 +256,16 @@ std::string reported_table_latex(const ExperimentResult& r) {
 }
 
 std::string confrontation_table_latex(const ExperimentResult& r) {
-  std::string out =
-      "\\begin{longtable}{p{0.1\\textwidth}p{0.07\\textwidth}p{0.13\\textwidth}"
-      "p{0.13\\textwidth}rrp{0.25\\textwidth}}\n\\toprule\nGroup & Heads & Engine & Entry & "
-      "Median NMSE & Conv. & Measured \\\\\n\\midrule\n\\endhead\n";
+  // Paragraph columns as fractions of the line, their padding included; the two numeric
+  // columns take the rest (about a fifth of a page).
+  const auto column = [](double fraction) {
+    return fmt::format(">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {:.2f}\\linewidth-2\\tabcolsep\\relax}}",
+                       fraction);
+  };
+  std::string out = "\\begin{longtable}{" + column(0.1) + column(0.08) + column(0.17) +
+                    column(0.13) + "rr" + column(0.28) +
+                    "}\n\\toprule\nGroup & Heads & Engine & Entry & Median NMSE & Conv. & "
+                    "Measured \\\\\n\\midrule\n\\endhead\n";
   for (const Confrontation& c : r.confrontations) {
     const bool no_claim = c.entry.rfind("no claim", 0) == 0;
     std::string measured = latex_escape(c.measured);
@@ -417,7 +423,7 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
     if (!r.confrontations.empty()) {
       put("fig_" + r.name + "_confront.tex", confrontation_pgfplots(r));
       doc += "\\noindent Architecture by architecture, the engine's verdict, that of " +
-             latex_escape(r.confronted) +
+             r.confronted_latex +
              ", and the measured one (rule: docs/experiments.md, ``Confronting an entry''):\n"
              "\\begin{center}\n\\input{fig_" + r.name + "_confront.tex}\n\\end{center}\n" +
              confrontation_table_latex(r);

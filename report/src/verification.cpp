@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/symbolic/canonical.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
@@ -619,6 +620,14 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
                                  entry->rate.print(entry->kind == theorems::Kind::kLower
                                                        ? symbolic::Landau::kOmega
                                                        : symbolic::Landau::kBigO));
+    std::string hypotheses;
+    for (const theorems::WrittenRelation& h : entry->hypotheses)
+      hypotheses += (hypotheses.empty() ? "$" : ", $") + symbolic::to_latex(h.relation) + "$";
+    out.confronted_latex =
+        fmt::format("{} ({}): ${}$ {}", latex_identifier(entry->id),
+                    latex_escape(entry->source == provenance ? provenance
+                                                             : provenance + ", " + entry->source),
+                    bound_latex(*entry), hypotheses.empty() ? "always" : "where " + hypotheses);
     out.confrontations = confront(*entry, cells);
   }
   return out;

@@ -145,6 +145,7 @@ struct ExperimentResult {
   std::vector<LearningCurve> curves;  ///< runs that stopped at their budget, not converged
   /// The entry the spec confronts (its id, provenance and statement) and the verdicts.
   std::string confronted;
+  std::string confronted_latex;  ///< the same, typeset: the rate and hypotheses in math mode
   std::vector<Confrontation> confrontations;
 };
 
