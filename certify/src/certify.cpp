@@ -131,6 +131,19 @@ class Writer {
       region_.push_back({s->symbol - s->lower, op, "domain of " + s->name});
       if (s->upper) region_.push_back({s->symbol - *s->upper, RelOp::kLess, "domain of " + s->name});
     }
+    // The registry's implicit facts between these symbols (k <= T, ...): the solver assumed
+    // them (symbolic/sign.cpp), so the statement holds only with them.
+    const auto base = [](const SymbolInfo* s) { return s->name.substr(0, s->name.find('@')); };
+    for (const symbolic::ImplicitFact& fact : symbolic::SymbolRegistry::standard().implicit_facts()) {
+      for (const SymbolInfo* a : symbols_) {
+        if (base(a) != fact.smaller) continue;
+        for (const SymbolInfo* b : symbols_) {
+          if (base(b) != fact.larger) continue;
+          region_.push_back({a->symbol - b->symbol - fact.offset, RelOp::kLessEqual,
+                             "implicit: " + fact.why});
+        }
+      }
+    }
     for (const symbolic::Constraint& c : entry_.domain) region_.push_back({c.expr, c.op, c.origin});
   }
 
@@ -787,19 +800,34 @@ Summary certify(const symbolic::Journal& journal, const Options& options) {
   // Units: one file per finding, one per other topic.
   std::vector<Unit> units;
   std::map<std::string, std::size_t> unit_of;
+  // A file per finding, unless there are so many that loading Coquelicot (about a second a
+  // file) would dominate: then consecutive findings share a file, at most kMaxFiles of them.
+  constexpr long kMaxFiles = 64;
+  long findings = 0;
+  for (const JournalEntry& e : patched) findings = std::max(findings, e.finding + 1);
+  const long pack = std::max(1L, (findings + kMaxFiles - 1) / kMaxFiles);
   for (std::size_t i = 0; i < journal.entries.size(); ++i) {
     Fact& f = summary.facts[i];
     if (f.status == ProofStatus::kNotCertifiable) continue;
     const JournalEntry& e = patched[i];
-    const std::string key = e.finding >= 0 ? fmt::format("finding {}", e.finding) : "topic " + e.context.topic;
+    const long first = e.finding >= 0 ? e.finding / pack * pack : -1;
+    const std::string key = e.finding >= 0 ? fmt::format("finding {}", first) : "topic " + e.context.topic;
     auto [it, added] = unit_of.emplace(key, units.size());
     if (added) {
       Unit u;
-      u.file = e.finding >= 0 ? fmt::format("finding_{:04}.v", e.finding)
-                              : fmt::format("unit_{:04}.v", units.size());
-      u.title = (e.finding >= 0 ? fmt::format("the questions behind finding {}", e.finding + 1)
-                                : "questions with no finding") +
-                (e.context.topic.empty() ? "" : " (" + e.context.topic + ")");
+      const long last = std::min(first + pack, findings) - 1;
+      if (e.finding < 0) {
+        u.file = fmt::format("unit_{:04}.v", units.size());
+        u.title = "questions with no finding" +
+                  (e.context.topic.empty() ? "" : " (" + e.context.topic + ")");
+      } else if (pack == 1) {
+        u.file = fmt::format("finding_{:04}.v", e.finding);
+        u.title = fmt::format("the questions behind finding {}", e.finding + 1) +
+                  (e.context.topic.empty() ? "" : " (" + e.context.topic + ")");
+      } else {
+        u.file = fmt::format("findings_{:04}-{:04}.v", first, last);
+        u.title = fmt::format("the questions behind findings {} to {}", first + 1, last + 1);
+      }
       units.push_back(std::move(u));
     }
     Block b;
