@@ -94,6 +94,8 @@ void break_ties(RateComparison& out, const ex& log_gap, const Domain& domain, Si
   Domain tie = domain;
   tie.require(out.gap, RelOp::kEqual);
   const SignDecision at_tie = oracle.sign(log_gap, tie);
+  // What follows (a point of the ties, the condition's parts) is not an exponent gap.
+  if (Journal* journal = oracle.journal()) journal->context = {journal->context.topic, {}, {}, {}, {}};
   if (at_tie.sign == Sign::kUnknown) {
     out.note = "where the exponents of 1/eps are equal, the sign of the log(1/eps) power gap " +
                canonical(log_gap) + " could not be decided";
@@ -138,7 +140,7 @@ void break_ties(RateComparison& out, const ex& log_gap, const Domain& domain, Si
   const std::string both = canonical_relation(out.gap, "=") + " and " + canonical_relation(log_gap, ">");
   const std::string both_latex = canonical_relation(out.gap, "=", Format::kLatex) +
                                  ", " + canonical_relation(log_gap, ">", Format::kLatex);
-  if (!eps.positive_at) {
+  if (!has(eps, Sign::kPositive, Sign::kNonNegative, Sign::kNonZero, Sign::kIndefinite)) {
     out.faster_when = {both, both_latex, std::nullopt, true};
     return;
   }
