@@ -119,6 +119,7 @@ class Writer {
       parts.push_back(*ctx.first);
       parts.push_back(*ctx.second);
       if (ctx.component == "log" && ctx.eps_exponent) parts.push_back(*ctx.eps_exponent);
+      if (ctx.component == "T" && ctx.T_offset) parts.push_back(*ctx.T_offset);
     }
     symbols_ = detail::symbols_in(parts);
     for (const SymbolInfo* s : symbols_) {
@@ -222,6 +223,10 @@ class Writer {
       if (ctx.component == "log" && ctx.eps_exponent) {
         out += fmt::format("Definition epsexp_{}{} : R := {}.\n", tag_, params(),
                            detail::coq_term(*ctx.eps_exponent, plain_).text);
+      }
+      if (ctx.component == "T" && ctx.T_offset) {
+        out += fmt::format("Definition offset_{}{} : R := {}.\n", tag_, params(),
+                           detail::coq_term(*ctx.T_offset, plain_).text);
       }
       out += fmt::format("Definition gap_{}{} : R := first_{}{} - second_{}{}.\n", tag_, params(),
                          tag_, args(plain_), tag_, args(plain_));
@@ -432,6 +437,20 @@ class Writer {
         return {};
       }
       apply = "apply log_tie_break";
+    } else if (ctx.component == "T" && ctx.T_offset &&
+               (rel == RelOp::kGreater || rel == RelOp::kLess)) {
+      // The gap is (first - second) * T + offset, first - second its slope: the eps factor of
+      // the ratio of the rates (or of its inverse) tends to infinity with T, for each eps.
+      const std::string offset = call("offset_" + tag_, names);
+      const std::string exponent = rel == RelOp::kGreater
+                                       ? "((" + a + " - " + b + ") * t_T + " + offset + ")"
+                                       : "((" + b + " - " + a + ") * t_T + - " + offset + ")";
+      statement = "forall eps_T, 0 < eps_T < 1 -> is_lim (fun t_T => Rpower eps_T (- " + exponent +
+                  ")) p_infty p_infty";
+      apply = "intros eps_T He; apply T_growth";
+      words = rel == RelOp::kGreater
+                  ? "for each 0 < eps < 1, the eps factor of first/second tends to infinity as T -> infinity"
+                  : "for each 0 < eps < 1, the eps factor of second/first tends to infinity as T -> infinity";
     } else {
       return {};
     }

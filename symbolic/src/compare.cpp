@@ -222,6 +222,13 @@ RateComparison compare_as_T_to_infinity(const Rate& first, const Rate& second,
       const std::string what = degree == 1 ? "slope in T of the eps exponent"
                                            : "leading coefficient in T of the eps exponent";
       if (degree > 1 || exp_gap.is_zero()) {
+        Journal* journal = oracle.journal();
+        if (journal != nullptr && degree == 1 && den.degree(T) == 0) {
+          // A gap linear in T, lead*T + offset: a certificate can end in the growth of
+          // eps^(-gap) with T (Bridge.v, T_growth).
+          journal->context = {journal->context.topic, lead, ex(0), "T", std::nullopt,
+                              (gap - lead * T).normal()};
+        }
         decide(out, lead, what, domain, oracle);
         return out;
       }

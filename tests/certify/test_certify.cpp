@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "infoflow/certify.hpp"
+#include "infoflow/symbolic/compare.hpp"
 #include "infoflow/theorems/catalogue.hpp"
 #include "infoflow/theorems/check.hpp"
 
@@ -169,6 +170,41 @@ BOOST_AUTO_TEST_CASE(shipped_catalogue_certificates_all_check) {
   for (const infoflow::theorems::Finding& f : report.findings) {
     BOOST_TEST(f.certificate.rfind("re-proved by Coq", 0) == 0, f.summary + ": " + f.certificate);
   }
+}
+
+BOOST_AUTO_TEST_CASE(growth_in_T_ends_in_the_bridge_claim) {
+  if (!have_coq()) return;
+  // eps^(-T/(n+1)) against eps^(-T/(n+2)) as T -> infinity: the exponent gap is linear in T
+  // with slope 1/((n+1)(n+2)) > 0; the certificate ends in T_growth's limit. A gap with T in
+  // its denominator (degree 1, not linear) gets the sign fact only.
+  infoflow::symbolic::Journal journal;
+  infoflow::symbolic::SignOracle oracle;
+  oracle.set_journal(&journal);
+  using infoflow::symbolic::Rate;
+  const auto T_regime = [&](const char* first, const char* second) {
+    journal.context = {"as T -> infinity", {}, {}, {}, {}};
+    return infoflow::symbolic::compare_as_T_to_infinity(Rate::parse(first), Rate::parse(second),
+                                                        {}, oracle);
+  };
+  BOOST_TEST(T_regime("eps^(-T/(n+1))", "eps^(-T/(n+2))").growth ==
+             infoflow::symbolic::Growth::kFaster);
+  const std::size_t linear = journal.entries.size();
+  BOOST_TEST(T_regime("eps^(-(T^2+1)/(T+1))", "eps^(-1)").growth ==
+             infoflow::symbolic::Growth::kFaster);
+  infoflow::testing::TempDir tmp;
+  infoflow::certify::Options options;
+  options.directory = tmp.dir();
+  options.run_cvc5 = false;
+  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  BOOST_TEST(s.count(ProofStatus::kReproved) == s.decided(), s.problems());
+  std::size_t growth_claims = 0;
+  for (std::size_t i = 0; i < s.facts.size(); ++i) {
+    if (!s.facts[i].claim_proved) continue;
+    BOOST_TEST(i < linear);
+    BOOST_TEST(read(tmp.dir() / s.facts[i].file).find("apply T_growth") != std::string::npos);
+    ++growth_claims;
+  }
+  BOOST_TEST(growth_claims == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_directory_is_bad_input_with_its_place) {

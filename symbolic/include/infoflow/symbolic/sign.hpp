@@ -106,8 +106,11 @@ struct JournalContext {
   std::string topic;             ///< "thm1 against thm2: lower against upper"
   std::optional<GiNaC::ex> first;   ///< the exponent of the first rate (when a gap is asked)
   std::optional<GiNaC::ex> second;  ///< the exponent of the second rate
-  std::string component;         ///< "eps" (exponents of 1/eps) or "log" (of log(1/eps))
+  /// "eps" (exponents of 1/eps), "log" (of log(1/eps)) or "T" (first and second are then
+  /// the slope in T of the eps-exponent gap and 0, and T_offset the gap's part free of T)
+  std::string component;
   std::optional<GiNaC::ex> eps_exponent;  ///< for "log": the common exponent of 1/eps
+  std::optional<GiNaC::ex> T_offset = std::nullopt;  ///< for "T": see component
 };
 
 /// One decided (or undecided) question, as the oracle answered it: is there a point of
