@@ -244,6 +244,71 @@ class Writer {
     return out;
   }
 
+  /// The route through Z for a fact whose parameters are all integers and whose region and
+  /// gap are polynomials with integer coefficients: the reals' tactics cannot see that T > 2
+  /// means T >= 3, lia and nia can. Each hypothesis and the goal cross by the IZR lemmas.
+  /// Empty when the fact is not of that kind.
+  std::string integral_route(RelOp rel) const {
+    if (rel == RelOp::kNotEqual || symbols_.empty()) return {};
+    for (const SymbolInfo* s : symbols_) {
+      if (!s->integer) return {};
+    }
+    // A polynomial in the registry's symbols with integer coefficients (GiNaC keeps a
+    // product's numeric coefficient as its last operand).
+    const auto integral = [](const ex& e) {
+      const ex p = e.expand();
+      GiNaC::lst vars;
+      for (const SymbolInfo* s : symbolic::SymbolRegistry::standard().all()) {
+        if (p.has(s->symbol)) vars.append(s->symbol);
+      }
+      if (!p.is_polynomial(vars)) return false;
+      const auto integer_coefficient = [](const ex& term) {
+        const ex c = GiNaC::is_a<GiNaC::mul>(term) ? term.op(term.nops() - 1) : term;
+        return !GiNaC::is_a<GiNaC::numeric>(c) || GiNaC::ex_to<GiNaC::numeric>(c).is_integer();
+      };
+      if (!GiNaC::is_a<GiNaC::add>(p)) return integer_coefficient(p);
+      for (std::size_t i = 0; i < p.nops(); ++i) {
+        if (!integer_coefficient(p.op(i))) return false;
+      }
+      return true;
+    };
+    const ex gap = gap_form_ ? *entry_.context.first - *entry_.context.second : entry_.expr;
+    if (!integral(gap)) return {};
+    Names z;
+    for (const SymbolInfo* s : symbols_) z[s] = plain_.at(s);
+    const std::string push = "rewrite ?plus_IZR, ?minus_IZR, ?mult_IZR, ?opp_IZR";
+    const auto to_z = [](RelOp op) -> std::string {
+      switch (op) {
+        case RelOp::kGreater: return "apply Z.lt_gt, lt_IZR";
+        case RelOp::kGreaterEqual: return "apply Z.le_ge, le_IZR";
+        case RelOp::kLess: return "apply lt_IZR";
+        case RelOp::kLessEqual: return "apply le_IZR";
+        case RelOp::kEqual: return "apply eq_IZR";
+        case RelOp::kNotEqual: return {};
+      }
+      return {};
+    };
+    std::string out = "(";
+    for (std::size_t i = 0; i < region_.size(); ++i) {
+      const Item& item = region_[i];
+      if (item.op == RelOp::kNotEqual || !integral(item.expr)) return {};
+      out += fmt::format("assert (Z{} : ({} {} 0)%Z) by ({}; {}; lra);\n     ", i + 1,
+                         detail::coq_term(item.expr, z).text, detail::coq_relation(item.op),
+                         to_z(item.op), push);
+    }
+    const std::string g = "(" + detail::coq_term(gap, z).text + ")%Z";
+    std::string back;
+    switch (rel) {
+      case RelOp::kGreater: back = "IZR 0 < IZR " + g + ") by (apply IZR_lt; nia"; break;
+      case RelOp::kGreaterEqual: back = "IZR 0 <= IZR " + g + ") by (apply IZR_le; nia"; break;
+      case RelOp::kLess: back = "IZR " + g + " < IZR 0) by (apply IZR_lt; nia"; break;
+      case RelOp::kLessEqual: back = "IZR " + g + " <= IZR 0) by (apply IZR_le; nia"; break;
+      case RelOp::kEqual: back = "IZR " + g + " = IZR 0) by (f_equal; nia"; break;
+      case RelOp::kNotEqual: return {};
+    }
+    return out + "assert (Zgoal : " + back + ");\n     " + push + " in Zgoal; nra)";
+  }
+
   std::string intro_pattern() const {
     if (region_.empty()) return "_";
     std::string out = "H" + std::to_string(region_.size());
@@ -334,7 +399,9 @@ class Writer {
         proof += cleared;
       }
       proof += monomial_hints(entry_.expr.normal().numer());
-      proof += "  " + finish(rel) + "\n";
+      const std::string route = integral_route(rel);
+      proof += route.empty() ? "  " + finish(rel) + "\n"
+                             : "  first [ infoflow_arith\n        | " + route + " ].\n";
       fact.statement = fmt::format("for every point of the region, {} {} 0",
                                    symbolic::canonical(entry_.expr), detail::coq_relation(rel));
     } else {
