@@ -886,33 +886,41 @@ Summary certify(const symbolic::Journal& journal, const Options& options) {
   // Units: one file per finding, one per other topic.
   std::vector<Unit> units;
   std::map<std::string, std::size_t> unit_of;
-  // A file per finding, unless there are so many that loading Coquelicot (about a second a
-  // file) would dominate: then consecutive findings share a file, at most kMaxFiles of them.
+  // A file per finding (and per topic without one), unless there are so many that loading
+  // Coquelicot (about a second a file) would dominate: then consecutive findings (topics)
+  // share a file, at most kMaxFiles of each.
   constexpr long kMaxFiles = 64;
   long findings = 0;
-  for (const JournalEntry& e : patched) findings = std::max(findings, e.finding + 1);
-  const long pack = std::max(1L, (findings + kMaxFiles - 1) / kMaxFiles);
+  std::map<std::string, long> topic_index;  // topics of the questions with no finding
+  for (const JournalEntry& e : patched) {
+    findings = std::max(findings, e.finding + 1);
+    if (e.finding < 0) topic_index.emplace(e.context.topic, static_cast<long>(topic_index.size()));
+  }
+  const auto pack_of = [](long count) { return std::max(1L, (count + kMaxFiles - 1) / kMaxFiles); };
+  const long finding_pack = pack_of(findings);
+  const long topic_pack = pack_of(static_cast<long>(topic_index.size()));
   for (std::size_t i = 0; i < journal.entries.size(); ++i) {
     Fact& f = summary.facts[i];
     if (f.status == ProofStatus::kNotCertifiable) continue;
     const JournalEntry& e = patched[i];
-    const long first = e.finding >= 0 ? e.finding / pack * pack : -1;
-    const std::string key = e.finding >= 0 ? fmt::format("finding {}", first) : "topic " + e.context.topic;
-    auto [it, added] = unit_of.emplace(key, units.size());
+    const bool found = e.finding >= 0;
+    const long pack = found ? finding_pack : topic_pack;
+    const long index = found ? e.finding : topic_index.at(e.context.topic);
+    const long first = index / pack * pack;
+    auto [it, added] = unit_of.emplace(fmt::format("{} {}", found ? "finding" : "topic", first),
+                                       units.size());
     if (added) {
       Unit u;
-      const long last = std::min(first + pack, findings) - 1;
-      if (e.finding < 0) {
-        u.file = fmt::format("unit_{:04}.v", units.size());
-        u.title = "questions with no finding" +
-                  (e.context.topic.empty() ? "" : " (" + e.context.topic + ")");
-      } else if (pack == 1) {
-        u.file = fmt::format("finding_{:04}.v", e.finding);
-        u.title = fmt::format("the questions behind finding {}", e.finding + 1) +
-                  (e.context.topic.empty() ? "" : " (" + e.context.topic + ")");
+      const long last = std::min(first + pack, found ? findings : static_cast<long>(topic_index.size())) - 1;
+      const std::string topic = e.context.topic.empty() ? "" : " (" + e.context.topic + ")";
+      if (pack == 1) {
+        u.file = fmt::format("{}_{:04}.v", found ? "finding" : "unit", index);
+        u.title = (found ? fmt::format("the questions behind finding {}", index + 1)
+                         : "questions with no finding") + topic;
       } else {
-        u.file = fmt::format("findings_{:04}-{:04}.v", first, last);
-        u.title = fmt::format("the questions behind findings {} to {}", first + 1, last + 1);
+        u.file = fmt::format("{}_{:04}-{:04}.v", found ? "findings" : "units", first, last);
+        u.title = found ? fmt::format("the questions behind findings {} to {}", first + 1, last + 1)
+                        : fmt::format("questions with no finding, topics {} to {}", first + 1, last + 1);
       }
       units.push_back(std::move(u));
     }
