@@ -115,6 +115,11 @@ double Evaluator::operator()(const Eigen::Ref<const Eigen::MatrixXd>& x) const {
   return eval(formula_->root(), x, env).s;
 }
 
+void Evaluator::operator()(const Eigen::Ref<const Eigen::MatrixXd>& x,
+                           Eigen::Ref<Eigen::VectorXd> y) const {
+  for (long i = 0; i < y.size(); ++i) y(i) = (*this)(x.middleCols(i * tokens_, tokens_));
+}
+
 Evaluator::Value Evaluator::eval(const Node& n, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                  std::vector<long>& env) const {
   using K = Node::Kind;

@@ -32,6 +32,8 @@ class Evaluator {
 
   /// The value on one sequence x, d x T.
   [[nodiscard]] double operator()(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+  /// The values of n sequences side by side: x is d x (n T), y has n entries.
+  void operator()(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Ref<Eigen::VectorXd> y) const;
 
   [[nodiscard]] const Formula& formula() const { return *formula_; }
   [[nodiscard]] long tokens() const { return tokens_; }
