@@ -13,7 +13,6 @@
 
 #include "infoflow/numeric/tasks.hpp"
 
-
 namespace nm = infoflow::numeric;
 
 namespace {
