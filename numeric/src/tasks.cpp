@@ -27,6 +27,8 @@ Task::Task(std::string name, std::string description, targets::Evaluator evaluat
       inputs_(inputs),
       positional_(positional) {}
 
+Task::~Task() = default;
+
 void Task::sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const {
   const double sd = std::sqrt(inputs_.variance);
   for (Index j = 0; j < x.cols(); ++j) {

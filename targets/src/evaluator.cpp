@@ -116,6 +116,12 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
   (void)(*this)(Eigen::MatrixXd::Zero(token_dim_, tokens_));
 }
 
+Evaluator::Evaluator(const Evaluator& other) = default;
+Evaluator::Evaluator(Evaluator&& other) noexcept = default;
+Evaluator& Evaluator::operator=(const Evaluator& other) = default;
+Evaluator& Evaluator::operator=(Evaluator&& other) noexcept = default;
+Evaluator::~Evaluator() = default;
+
 double Evaluator::prepare(const Node& n, double repeats) {
   double inside = repeats;  // how often the node's arguments are evaluated
   if (n.kind == Node::Kind::kRef && !n.position_name.empty()) {
@@ -173,7 +179,6 @@ void Evaluator::compile(const Node& n) {
       k.shape = Shape::kPairs;
       k.swapped = body.args[first].index == t;
       if (bilinear) k.matrix = use_of(body.args[0]);
-      require(tokens_ >= (n.constraints.empty() ? 1 : 2), empty_reduction(n, tokens_));
       if (!n.constraints.empty()) {
         const IndexConstraint& c = n.constraints[0];
         const bool between = (c.left == s && c.right == t) || (c.left == t && c.right == s);
@@ -183,6 +188,7 @@ void Evaluator::compile(const Node& n) {
         }
         k.constraint = !c.strict_order ? 1 : c.left == s ? 2 : 3;  // 3: the second binder first
       }
+      require(tokens_ >= (n.constraints.empty() ? 1 : 2), empty_reduction(n, tokens_));
       kernels_[&n] = k;
       return;
     }
@@ -215,7 +221,7 @@ void Evaluator::compile(const Node& n) {
     }
   }
   if (n.kind == Node::Kind::kReduce && n.op == ReduceOp::kKth && n.binders.size() == 1 &&
-      !n.binders[0].has_range && !n.binders[0].from_chain && n.constraints.empty()) {
+      !n.binders[0].has_range && n.constraints.empty()) {
     const std::string& t = n.binders[0].name;
     const Node* b = direction_of(n.args[0], t);
     const Node* a = n.has_key() ? direction_of(n.args[1], t) : b;

@@ -50,6 +50,7 @@ class Task {
  public:
   Task(std::string name, std::string description, targets::Evaluator evaluator,
        InputDistribution inputs, PositionalEncoding positional);
+  ~Task();  // out of line, as the evaluator's members are
   [[nodiscard]] const std::string& name() const { return name_; }
   /// The target as a formula, with its parameters and input distribution.
   [[nodiscard]] const std::string& description() const { return description_; }

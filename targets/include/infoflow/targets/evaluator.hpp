@@ -54,6 +54,13 @@ class Evaluator {
   /// Throws InputError for a missing value, an empty range, x[p] beyond T, or d > 16.
   Evaluator(Formula formula, Bindings bindings, long token_dim, std::uint64_t task_seed,
             Summation summation = Summation::kPerToken);
+  // Out of line, so that the library's Eigen allocates and frees: a program built for another
+  // instruction set aligns Eigen's memory differently (tests/install/consumer).
+  Evaluator(const Evaluator& other);
+  Evaluator(Evaluator&& other) noexcept;
+  Evaluator& operator=(const Evaluator& other);
+  Evaluator& operator=(Evaluator&& other) noexcept;
+  ~Evaluator();
 
   /// The value on one sequence x, d x T.
   [[nodiscard]] double operator()(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
