@@ -321,7 +321,22 @@ double Evaluator::pairs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>
   }
   const bool maximise = k.op == ReduceOp::kMax;
   if (k.op != ReduceOp::kSum && k.constraint == 0) return maximise ? g.maxCoeff() : g.minCoeff();
-  // The order of the tree walk: the first binder outer, the second inner.
+  if (k.op != ReduceOp::kSum) {  // an extremum does not depend on the order: column by column
+    const bool ordered = k.constraint >= 2;
+    const bool first_below = (k.constraint == 2) != k.swapped;  // first token's index smaller
+    double best = maximise ? -std::numeric_limits<double>::infinity()
+                           : std::numeric_limits<double>::infinity();
+    for (long j = 0; j < tokens_; ++j) {
+      const long from = ordered && !first_below ? j + 1 : 0;
+      const long to = ordered && first_below ? j : tokens_;
+      for (long i = from; i < to; ++i) {
+        if (i == j) continue;
+        best = maximise ? std::max(best, g(i, j)) : std::min(best, g(i, j));
+      }
+    }
+    return best;
+  }
+  // A sum in the order of the tree walk: the first binder outer, the second inner.
   double total = 0;
   bool first = true;
   for (long s = 0; s < tokens_; ++s) {
@@ -329,13 +344,7 @@ double Evaluator::pairs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>
       if ((k.constraint == 1 && s == t) || (k.constraint == 2 && !(s < t)) ||
           (k.constraint == 3 && !(t < s)))
         continue;
-      const double v = k.swapped ? g(t, s) : g(s, t);
-      if (first)
-        total = v;
-      else if (k.op == ReduceOp::kSum)
-        total += v;
-      else if (maximise ? v > total : v < total)
-        total = v;
+      total = first ? (k.swapped ? g(t, s) : g(s, t)) : total + (k.swapped ? g(t, s) : g(s, t));
       first = false;
     }
   }
@@ -555,6 +564,33 @@ Evaluator::Value Evaluator::eval(const Node& n, const Eigen::Ref<const Eigen::Ma
 Evaluator::Value Evaluator::reduce(const Node& n, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                    std::vector<long>& env, Scratch& scratch) const {
   const std::vector<Range>& ranges = ranges_.at(&n);
+  if (n.binders.size() == 1 && n.constraints.empty() && n.op != ReduceOp::kKth) {
+    // One index, as below without the tuple machinery (no allocation per sequence).
+    const auto slot = static_cast<std::size_t>(slots_.at(n.binders[0].name));
+    const bool maximise = n.op == ReduceOp::kMax;
+    Value total;
+    double best_key = 0;
+    for (long v = ranges[0].low; v <= ranges[0].high; ++v) {
+      env[slot] = v;
+      const Value body = eval(n.args[0], x, env, scratch);
+      const bool first = v == ranges[0].low;
+      if (n.op == ReduceOp::kSum) {
+        if (first)
+          total = body;
+        else if (body.vector)
+          total.v += body.v;
+        else
+          total.s += body.s;
+        continue;
+      }
+      const double key = n.has_key() ? eval(n.args[1], x, env, scratch).s : body.s;
+      if (first || (maximise ? key > best_key : key < best_key)) {
+        best_key = key;
+        total.s = body.s;
+      }
+    }
+    return total;
+  }
   std::vector<std::size_t> slots;
   for (const Binder& b : n.binders) slots.push_back(static_cast<std::size_t>(slots_.at(b.name)));
   std::vector<std::pair<std::size_t, std::size_t>> constraints;  // slot pairs
