@@ -312,10 +312,13 @@ double Evaluator::pairs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>
         scratch.product.col(t).noalias() = *a * scratch.tokens[static_cast<std::size_t>(t)];
     }
     for (long j = 0; j < tokens_; ++j) {
-      for (long i = 0; i < tokens_; ++i) {
-        const Vec& u = scratch.tokens[static_cast<std::size_t>(i)];
-        g(i, j) = a != nullptr ? u.dot(scratch.product.col(j))
-                               : u.dot(scratch.tokens[static_cast<std::size_t>(j)]);
+      const Vec& v = scratch.tokens[static_cast<std::size_t>(j)];
+      if (a != nullptr) {
+        for (long i = 0; i < tokens_; ++i)
+          g(i, j) = scratch.tokens[static_cast<std::size_t>(i)].dot(scratch.product.col(j));
+      } else {  // a dot product is symmetric to the bit (the same products, summed alike)
+        for (long i = 0; i <= j; ++i)
+          g(i, j) = g(j, i) = scratch.tokens[static_cast<std::size_t>(i)].dot(v);
       }
     }
   }
@@ -394,18 +397,22 @@ double Evaluator::run(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& 
       return b.dot(scratch.tokens[0]);
     }
     case Shape::kTriples: {
-      double best = maximise ? -std::numeric_limits<double>::infinity()
-                             : std::numeric_limits<double>::infinity();
       Eigen::VectorXd& pair = scratch.pair;
-      for (long a = 0; a < tokens_; ++a) {
-        for (long b = a + 1; b < tokens_; ++b) {
-          pair = x.col(a) + x.col(b);
-          for (long c = b + 1; c < tokens_; ++c) {
-            const double v = (pair + x.col(c)).squaredNorm();
-            best = maximise ? std::max(best, v) : std::min(best, v);
+      auto extreme = [&](double start, auto better) {
+        double best = start;
+        for (long a = 0; a < tokens_; ++a) {
+          for (long b = a + 1; b < tokens_; ++b) {
+            pair = x.col(a) + x.col(b);
+            for (long c = b + 1; c < tokens_; ++c)
+              best = better(best, (pair + x.col(c)).squaredNorm());
           }
         }
-      }
+        return best;
+      };
+      const double inf = std::numeric_limits<double>::infinity();
+      const double best = maximise
+                              ? extreme(-inf, [](double u, double v) { return std::max(u, v); })
+                              : extreme(inf, [](double u, double v) { return std::min(u, v); });
       return k.root ? std::sqrt(best) : best;
     }
     case Shape::kLeadingSum:
