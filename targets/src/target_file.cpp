@@ -1,12 +1,16 @@
 #include "infoflow/targets/target_file.hpp"
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <toml++/toml.h>
 
 namespace infoflow::targets {
 
 namespace fs = std::filesystem;
+
+extern const char* const kBuiltinTargets;  // builtin_targets.cpp, generated from targets.toml
 
 namespace {
 
@@ -54,16 +58,18 @@ class Reader {
     return static_cast<long>(i->get());
   }
 
-  void reject_unknown() const {
+  void reject_unknown(const std::string& known =
+                          "name, formula, family, same_as, d, set, "
+                          "inputs, E, pe, architectures, notes, task") const {
     for (const auto& [key, node] : table_) {
       if (known_.count(std::string(key.str())) == 0) {
-        throw InputError(where(node),
-                         "target: unknown key '" + std::string(key.str()) +
-                             "' (known: name, formula, family, same_as, d, set, inputs, E, pe, "
-                             "architectures, notes)");
+        throw InputError(where(node), "target: unknown key '" + std::string(key.str()) +
+                                          "' (known: " + known + ")");
       }
     }
   }
+
+  [[nodiscard]] const fs::path& file() const { return file_; }
 
  private:
   const toml::table& table_;
@@ -77,7 +83,70 @@ double number(const toml::node& n, const Reader& r, const std::string& key) {
   throw InputError(r.where(n), "target: inputs." + key + " must be a number");
 }
 
+/// "3.." or "1..T".
+IntegerLimit parse_limit(const toml::node& n, const Reader& r, const std::string& key) {
+  const auto* s = n.as_string();
+  const std::string text = s == nullptr ? "" : s->get();
+  const std::size_t dots = text.find("..");
+  IntegerLimit limit;
+  std::size_t used = 0;
+  try {
+    limit.low = std::stol(text.substr(0, dots), &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (dots == std::string::npos || used == 0 || used != dots) {
+    throw InputError(r.where(n), "target: task.limits." + key +
+                                     " must be a string low.. or low..high, e.g. \"1..T\"");
+  }
+  limit.high = text.substr(dots + 2);
+  return limit;
+}
+
+TaskSpec read_task(const toml::node& node, const Reader& outer, bool positional) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) throw InputError(outer.where(node), "target: 'task' must be a table");
+  Reader r(*table, outer.file());
+  TaskSpec task;
+  task.description = r.string("description", true)->first;
+  task.positional = positional;
+  if (const toml::node* pe = r.get("pe")) {
+    const auto* b = pe->as_boolean();
+    if (b == nullptr) throw InputError(r.where(*pe), "target: task.pe must be true or false");
+    task.positional = b->get();
+  }
+  if (const auto summation = r.string("summation", false)) {
+    if (summation->first != "blocked" && summation->first != "per_token")
+      throw InputError(summation->second, "target: task.summation must be per_token or blocked");
+    task.summation = summation->first == "blocked" ? Summation::kBlocked : Summation::kPerToken;
+  }
+  if (const toml::node* limits = r.get("limits")) {
+    const toml::table* l = limits->as_table();
+    if (l == nullptr)
+      throw InputError(r.where(*limits),
+                       "target: task.limits must be a table, e.g. { k = \"1..T\" }");
+    for (const auto& [k, v] : *l)
+      task.limits[std::string(k.str())] = parse_limit(v, r, std::string(k.str()));
+  }
+  if (const toml::node* plain = r.get("plain_norm")) {
+    const toml::table* p = plain->as_table();
+    if (p == nullptr) throw InputError(r.where(*plain), "target: task.plain_norm must be a table");
+    Reader pr(*p, outer.file());
+    const auto formula = pr.string("formula", true);
+    task.plain_norm = Formula::parse(formula->first, formula->second);
+    task.plain_norm_description = pr.string("description", true)->first;
+    pr.reject_unknown("formula, description");
+  }
+  r.reject_unknown("description, limits, pe, summation, plain_norm");
+  return task;
+}
+
 }  // namespace
+
+const std::vector<TargetSpec>& builtin_targets() {
+  static const std::vector<TargetSpec> targets = parse_targets(kBuiltinTargets, "targets.toml");
+  return targets;
+}
 
 std::vector<long> parse_heads(const std::string& text, const SourceLocation& where) {
   std::vector<long> heads;
@@ -108,9 +177,16 @@ std::vector<long> parse_heads(const std::string& text, const SourceLocation& whe
 std::vector<TargetSpec> load_targets(const fs::path& file) {
   if (!fs::is_regular_file(file))
     throw InputError(SourceLocation{file.string(), 0, 0}, "no such target file");
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_targets(text.str(), file);
+}
+
+std::vector<TargetSpec> parse_targets(std::string_view text, const fs::path& file) {
   toml::table root;
   try {
-    root = toml::parse_file(file.string());
+    root = toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
     throw InputError(location(file, e.source()), std::string(e.description()));
   }
@@ -206,6 +282,7 @@ std::vector<TargetSpec> load_targets(const fs::path& file) {
       }
     }
     if (const auto notes = r.string("notes", false)) t.notes = notes->first;
+    if (const toml::node* task = r.get("task")) t.task = read_task(*task, r, t.positional);
     r.reject_unknown();
     out.push_back(std::move(t));
   }

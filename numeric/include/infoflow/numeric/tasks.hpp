@@ -2,10 +2,11 @@
 #define INFOFLOW_NUMERIC_TASKS_HPP_
 
 /// \file
-/// The synthetic targets of THEORY.md section 5, each with its input distribution. A task's
-/// random parameters (A_i, a, b) come from its own seed, so one target can be trained with
-/// many run seeds; inputs are drawn from the run's streams. Everything is in double: data are
-/// cast to the model's scalar type afterwards.
+/// Training tasks: a target formula with its input distribution. The built-in tasks are the
+/// entries of targets/targets.toml with a task table (THEORY.md section 5). A task's random
+/// parameters (A_i, a, b) come from its own seed, so one target can be trained with many run
+/// seeds; inputs are drawn from the run's streams. Everything is in double: data are cast to
+/// the model's scalar type afterwards.
 
 #include <cstdint>
 #include <memory>
@@ -23,14 +24,14 @@ namespace infoflow::numeric {
 
 enum class NormKind { kSquared, kPlain };
 
-/// What selects a task and its parameters. Fields a task does not use are ignored.
+/// What selects a built-in task and its parameters. Fields a task does not use are ignored.
 struct TaskOptions {
   std::string name = "intrinsic_dim";
-  Index tokens = 8;       ///< T
-  Index token_dim = 0;    ///< d; 0 means the task's default (2 for triangle, 4 otherwise)
-  Index comparisons = 2;  ///< D: intrinsic_dim, d_retrieval
-  Index rank = 2;         ///< k: kth_max
-  Index positions = 3;    ///< T0: fixed_positions
+  Index tokens = 8;                    ///< T
+  Index token_dim = 0;                 ///< d; 0 means the task's default (its `d` in targets.toml)
+  Index comparisons = 2;               ///< D: intrinsic_dim, d_retrieval
+  Index rank = 2;                      ///< k: kth_max
+  Index positions = 3;                 ///< T0: fixed_positions
   NormKind norm = NormKind::kSquared;  ///< triangle
   std::uint64_t seed = 1;              ///< the task's own random parameters
 };
@@ -44,46 +45,39 @@ struct InputDistribution {
   [[nodiscard]] std::string description(Index d) const;
 };
 
+/// A target formula and its input distribution.
 class Task {
  public:
-  virtual ~Task() = default;
-  [[nodiscard]] virtual std::string name() const = 0;
+  Task(std::string name, std::string description, targets::Evaluator evaluator,
+       InputDistribution inputs, PositionalEncoding positional);
+  ~Task();  // out of line, as the evaluator's members are
+  [[nodiscard]] const std::string& name() const { return name_; }
   /// The target as a formula, with its parameters and input distribution.
-  [[nodiscard]] virtual std::string description() const = 0;
+  [[nodiscard]] const std::string& description() const { return description_; }
   /// The positional encoding the target needs (fixed positions cannot be found without one).
-  [[nodiscard]] virtual PositionalEncoding recommended_positional() const {
-    return PositionalEncoding::kNone;
-  }
+  [[nodiscard]] PositionalEncoding recommended_positional() const { return positional_; }
   /// One input sequence, d x T, from the task's input distribution.
   void sample(Rng& rng, Eigen::Ref<Eigen::MatrixXd> x) const;
   [[nodiscard]] const InputDistribution& inputs() const { return inputs_; }
   /// The target value of one sequence x (d x T).
-  [[nodiscard]] virtual double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const = 0;
+  [[nodiscard]] double target(const Eigen::Ref<const Eigen::MatrixXd>& x) const {
+    return evaluator_(x);
+  }
+  /// The targets of n sequences side by side, x d x (n T), into y (n).
+  void targets(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Ref<Eigen::VectorXd> y) const {
+    evaluator_(x, y);
+  }
 
-  [[nodiscard]] Index tokens() const { return tokens_; }
-  [[nodiscard]] Index token_dim() const { return token_dim_; }
-
- protected:
-  Task(Index tokens, Index token_dim, InputDistribution inputs = {})
-      : tokens_(tokens), token_dim_(token_dim), inputs_(inputs) {}
+  [[nodiscard]] Index tokens() const { return evaluator_.tokens(); }
+  [[nodiscard]] Index token_dim() const { return evaluator_.token_dim(); }
 
  private:
-  Index tokens_;
-  Index token_dim_;
+  std::string name_;
+  std::string description_;
+  targets::Evaluator evaluator_;
   InputDistribution inputs_;
+  PositionalEncoding positional_;
 };
-
-/// A built-in task written in the target language: its formula, the values of the formula's
-/// integers (T, D, k, T0) and its input distribution.
-struct TaskFormula {
-  std::string text;
-  targets::Bindings bindings;
-  Index token_dim = 4;
-  InputDistribution inputs;
-};
-
-/// The formula of a built-in task (validated like make_task()).
-[[nodiscard]] TaskFormula formula_of(const TaskOptions& options);
 
 /// A task whose target is a formula; `name` labels it in reports. The evaluator's T and d are
 /// the task's; its parameters come from the evaluator's task seed. The positional encoding it
@@ -95,8 +89,17 @@ struct TaskFormula {
 /// The task names make_task() accepts.
 [[nodiscard]] const std::vector<std::string>& task_names();
 
+/// A built-in task's formula and the values of the integers it names (T, D, k, T0).
+struct TaskFormula {
+  std::string text;
+  targets::Bindings bindings;
+};
+
+/// The formula of a built-in task (validated like make_task()).
+[[nodiscard]] TaskFormula formula_of(const TaskOptions& options);
+
 /// Validates the options (InputError: unknown name, T too small for the task, k > T, ...)
-/// and builds the task.
+/// and builds the task from its entry of targets.toml.
 [[nodiscard]] std::unique_ptr<Task> make_task(const TaskOptions& options);
 
 /// Draws `count` sequences into x (d x count*T) and their targets into y; sequence i uses the

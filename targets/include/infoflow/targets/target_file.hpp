@@ -18,15 +18,48 @@
 ///   architectures = ["2,2", "1,2"]   # heads per layer: bounds derived for `check --targets`
 ///   notes = "..."
 ///
+///   [target.task]             # optional: the target is the built-in task `train --task NAME`
+///   description = "min_{s != t} <x(s), x(t)>; ${inputs}"   # reports; ${T}, ${D}, ${k}, ${T0}
+///                             # and ${d} are the task's values, ${inputs} its input distribution
+///   limits = { T = "2..", k = "1..T" }   # the values the task accepts: low.. or low..high
+///   pe = false                # the positional encoding it trains with (default: as above)
+///   summation = "blocked"     # the order of its sums (Summation; default "per_token")
+///   plain_norm = { formula = "...", description = "..." }   # what --norm plain trains
+///
+/// The built-in tasks are the entries of targets/targets.toml with a task table; the file is
+/// compiled into the library (builtin_targets()). Their values of D, k and T0 come from the
+/// training options, not from `set`, which is for the derivation.
+///
 /// Errors name the file, line and column (a formula's, at its character).
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "infoflow/targets/evaluator.hpp"
 #include "infoflow/targets/formula.hpp"
 
 namespace infoflow::targets {
+
+/// The values a task accepts for one of its integers: low.., or low..high with high a number
+/// or another integer (k = "1..T").
+struct IntegerLimit {
+  long low = 1;
+  std::string high;  ///< "" for no upper limit
+};
+
+/// How a built-in task trains ([target.task]).
+struct TaskSpec {
+  std::string description;
+  std::map<std::string, IntegerLimit, std::less<>> limits;
+  bool positional = false;
+  Summation summation = Summation::kPerToken;
+  std::optional<Formula> plain_norm;  ///< --norm plain
+  std::string plain_norm_description;
+};
 
 struct TargetSpec {
   std::string name;
@@ -42,12 +75,19 @@ struct TargetSpec {
   bool positional = false;
   std::vector<std::vector<long>> architectures;
   std::string notes;
+  std::optional<TaskSpec> task;
   SourceLocation where;
 };
 
 /// Loads every [[target]] of a file; throws InputError (file:line:column) on any problem:
 /// malformed TOML, unknown or missing keys, a bad formula, a duplicate name.
 std::vector<TargetSpec> load_targets(const std::filesystem::path& file);
+
+/// The same from TOML text; `file` names it in errors.
+std::vector<TargetSpec> parse_targets(std::string_view text, const std::filesystem::path& file);
+
+/// targets/targets.toml as built into the library: the built-in tasks and their derivations.
+const std::vector<TargetSpec>& builtin_targets();
 
 /// The formula's named integers, T aside, that the target gives no value.
 std::vector<std::string> unset_integers(const TargetSpec& target);
