@@ -158,9 +158,8 @@ void check_distinct(const std::vector<const toml::node*>& seeds, const fs::path&
   }
 }
 
-json config_json(const RunConfig& r) {
-  const ModelConfig& m = r.model;
-  const TrainOptions& t = r.training;
+/// What makes a run's task: runs with the same one differ only in their model or training.
+json task_json(const RunConfig& r) {
   json task = {{"name", r.task.name},
                {"T", r.task.tokens},
                {"d", r.task.token_dim},
@@ -176,7 +175,13 @@ json config_json(const RunConfig& r) {
             {"task_seed", r.task.seed},
             {"inputs", {r.inputs.variance, r.inputs.min_norm, r.inputs.max_norm}}};
   }
-  json config = {{"task", task},
+  return task;
+}
+
+json config_json(const RunConfig& r) {
+  const ModelConfig& m = r.model;
+  const TrainOptions& t = r.training;
+  json config = {{"task", task_json(r)},
           {"model",
            {{"heads", m.heads},
             {"E", m.embedding},
@@ -392,6 +397,14 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
 
   std::vector<RunConfig> out;
   std::vector<std::size_t> at(axes.size(), 0);
+  // Runs that differ only in their model or training share their task, which is built (a
+  // formula's parsed and evaluated once) once: thousands of runs of one formula took minutes.
+  struct TaskFacts {
+    Index tokens = 0;
+    Index token_dim = 0;
+    PositionalEncoding positional = PositionalEncoding::kNone;
+  };
+  std::map<std::string, TaskFacts> tasks;
   const std::string formula = e.get("formula") ? e.get("formula")->as_string()->get() : "";
   while (true) {
     RunConfig r;
@@ -483,10 +496,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
         r.labels["heads_pattern"] = r.labels["heads"];  // as written
       r.labels["heads"] = r.model.heads_string();
       r.labels["L"] = std::to_string(r.model.heads.size());
-      std::unique_ptr<Task> task;
-      if (formula.empty()) {
-        task = make_task(r.task);
-      } else {
+      if (!formula.empty()) {
         r.bindings = {{"T", r.task.tokens}};
         for (const auto& [k, v] : integers) {
           if (k == "D" || k == "k" || k == "T0") r.bindings[k] = v;
@@ -497,13 +507,22 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
           r.inputs.min_norm = in->get("min_norm") ? in->get("min_norm")->value_or(0.0) : 0.0;
           r.inputs.max_norm = in->get("max_norm") ? in->get("max_norm")->value_or(0.0) : 0.0;
         }
-        task = r.make();
       }
-      r.task.token_dim = task->token_dim();
-      r.model.tokens = task->tokens();
-      r.model.token_dim = task->token_dim();
-      r.model.positional =
-          pe.empty() ? task->recommended_positional() : parse_positional_encoding(pe);
+      json task_identity = task_json(r);
+      task_identity.erase("formula");  // the same in every run
+      const std::string task_key = task_identity.dump();
+      auto known = tasks.find(task_key);
+      if (known == tasks.end()) {
+        const std::unique_ptr<Task> task = r.make();
+        known = tasks
+                    .emplace(task_key, TaskFacts{task->tokens(), task->token_dim(),
+                                                 task->recommended_positional()})
+                    .first;
+      }
+      r.task.token_dim = known->second.token_dim;
+      r.model.tokens = known->second.tokens;
+      r.model.token_dim = known->second.token_dim;
+      r.model.positional = pe.empty() ? known->second.positional : parse_positional_encoding(pe);
       r.model.validate();
       r.training.validate();
       check_training_memory(r.model, r.training);
