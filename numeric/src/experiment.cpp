@@ -11,8 +11,10 @@
 #include <limits>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -212,6 +214,17 @@ json config_json(const RunConfig& r) {
   if (t.plateau_tolerance != defaults.plateau_tolerance)
     training["plateau_tolerance"] = t.plateau_tolerance;
   return config;
+}
+
+/// An integer field of a record; a fraction or an integer out of range makes a corrupt record
+/// (converting it would be undefined or wrong).
+template <typename Integer>
+Integer integer_field(const json& j) {
+  const bool fits = j.is_number_unsigned()  ? std::in_range<Integer>(j.get<std::uint64_t>())
+                    : j.is_number_integer() ? std::in_range<Integer>(j.get<std::int64_t>())
+                                            : false;
+  if (!fits) throw std::invalid_argument("expected an integer in range, found " + j.dump());
+  return j.get<Integer>();
 }
 
 double number_or_inf(const json& j) {
@@ -615,15 +628,15 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
       r.status = parse_run_status(j.at("status").get<std::string>());
       r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
       r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
-      r.steps_done = j.at("steps_done").get<long>();
-      r.diverged_at = j.at("diverged_at").get<long>();
-      r.parameters = j.at("parameters").get<long>();
-      r.parameters_theory = j.at("parameters_theory").get<long>();
+      r.steps_done = integer_field<long>(j.at("steps_done"));
+      r.diverged_at = integer_field<long>(j.at("diverged_at"));
+      r.parameters = integer_field<long>(j.at("parameters"));
+      r.parameters_theory = integer_field<long>(j.at("parameters_theory"));
       r.seconds = j.at("seconds").get<double>();
-      r.seed = j.at("config").at("training").at("seed").get<std::uint64_t>();
+      r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"));
       if (j.contains("curve")) {
         for (const json& point : j.at("curve"))
-          r.curve.emplace_back(point.at(0).get<long>(), number_or_inf(point.at(1)));
+          r.curve.emplace_back(integer_field<long>(point.at(0)), number_or_inf(point.at(1)));
       }
       if (seen.insert(r.key).second) out.push_back(std::move(r));
     } catch (const std::exception& e) {
