@@ -8,7 +8,7 @@
 # and runs the fuzzer under `nice`. An input that crashes, hangs (over 10 s) or ends in an
 # error other than bad input (exit 2) is written to build-fuzz/findings/KIND/; keep it as a
 # regression test by copying it to tests/data/fuzz/KIND/. The last line per kind gives the
-# counts: inputs executed, crashes, hangs.
+# counts of this run: inputs executed, crashes, hangs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -46,6 +46,8 @@ for kind in "${kinds[@]}"; do
   findings=$build/findings/$kind
   mkdir -p "$findings"
   log=$build/fuzz_$kind.log
+  started=$build/started_$kind  # findings of earlier runs stay in the folder but are not counted
+  touch "$started"
   # -fork keeps going past a finding, so that one run counts them all. Leaks are not findings:
   # CLN and GiNaC keep global caches that LeakSanitizer reports at exit.
   set +e
@@ -56,7 +58,7 @@ for kind in "${kinds[@]}"; do
   set -e
   # Inputs executed: the last status line, "#EXECS: cov: ..."; findings: the files written.
   execs=$(grep -E '^#[0-9]+: cov' "$log" | tail -1 | sed -E 's/^#([0-9]+):.*/\1/')
-  crashes=$(find "$findings" -name 'crash-*' -o -name 'oom-*' | wc -l)
-  hangs=$(find "$findings" -name 'timeout-*' | wc -l)
+  crashes=$(find "$findings" -newer "$started" \( -name 'crash-*' -o -name 'oom-*' \) | wc -l)
+  hangs=$(find "$findings" -newer "$started" -name 'timeout-*' | wc -l)
   echo "$kind: $seconds s, ${execs:-0} inputs, $crashes crashes, $hangs hangs (findings in $findings, log $log)"
 done

@@ -11,8 +11,10 @@
 #include <limits>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -158,9 +160,8 @@ void check_distinct(const std::vector<const toml::node*>& seeds, const fs::path&
   }
 }
 
-json config_json(const RunConfig& r) {
-  const ModelConfig& m = r.model;
-  const TrainOptions& t = r.training;
+/// What makes a run's task: runs with the same one differ only in their model or training.
+json task_json(const RunConfig& r) {
   json task = {{"name", r.task.name},
                {"T", r.task.tokens},
                {"d", r.task.token_dim},
@@ -176,7 +177,13 @@ json config_json(const RunConfig& r) {
             {"task_seed", r.task.seed},
             {"inputs", {r.inputs.variance, r.inputs.min_norm, r.inputs.max_norm}}};
   }
-  json config = {{"task", task},
+  return task;
+}
+
+json config_json(const RunConfig& r) {
+  const ModelConfig& m = r.model;
+  const TrainOptions& t = r.training;
+  json config = {{"task", task_json(r)},
           {"model",
            {{"heads", m.heads},
             {"E", m.embedding},
@@ -209,6 +216,17 @@ json config_json(const RunConfig& r) {
   return config;
 }
 
+/// An integer field of a record; a fraction or an integer out of range makes a corrupt record
+/// (converting it would be undefined or wrong).
+template <typename Integer>
+Integer integer_field(const json& j) {
+  const bool fits = j.is_number_unsigned()  ? std::in_range<Integer>(j.get<std::uint64_t>())
+                    : j.is_number_integer() ? std::in_range<Integer>(j.get<std::int64_t>())
+                                            : false;
+  if (!fits) throw std::invalid_argument("expected an integer in range, found " + j.dump());
+  return j.get<Integer>();
+}
+
 double number_or_inf(const json& j) {
   return j.is_number() ? j.get<double>() : std::numeric_limits<double>::infinity();
 }
@@ -237,6 +255,22 @@ std::unique_ptr<Task> RunConfig::make() const {
       targets::Evaluator(targets::Formula::parse(formula), bindings, task.token_dim, task.seed),
       inputs);
 }
+
+namespace {
+
+/// The runs a profile's lists make: the product of their lengths (the lists are checked later).
+double list_product(const toml::node& profile) {
+  double count = 1;
+  if (const toml::table* t = profile.as_table()) {
+    for (const auto& [key, value] : *t) {
+      if (const toml::array* a = value.as_array())
+        count *= static_cast<double>(std::max<std::size_t>(a->size(), 1));
+    }
+  }
+  return count;
+}
+
+}  // namespace
 
 ExperimentSpec ExperimentSpec::load(const fs::path& file) {
   if (!fs::is_regular_file(file))
@@ -335,6 +369,20 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
     throw InputError(SourceLocation{file.string(), 1, 1}, "no [profile.NAME] table");
   for (const auto& [key, node] : *profiles) spec.profiles.emplace_back(key.str());
   spec.toml_ = doc;
+  // Every run of every profile is expanded and checked: bound them together first (six
+  // profiles of 10,000 runs each took over 10 s to validate).
+  double total = 0;
+  for (const auto& [key, node] : *profiles) {
+    const double count = list_product(node);
+    if (count > static_cast<double>(limits::kRuns)) (void)spec.runs(std::string(key.str()));
+    total += count;
+  }
+  if (total > static_cast<double>(limits::kRuns)) {
+    throw InputError(location(file, profiles->source()),
+                     fmt::format("the profiles' lists make {:.0f} runs together; at most {} are "
+                                 "accepted",
+                                 total, limits::kRuns));
+  }
   for (const std::string& p : spec.profiles) (void)spec.runs(p);  // validate everything up front
   return spec;
 }
@@ -392,6 +440,14 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
 
   std::vector<RunConfig> out;
   std::vector<std::size_t> at(axes.size(), 0);
+  // Runs that differ only in their model or training share their task, which is built (a
+  // formula's parsed and evaluated once) once: thousands of runs of one formula took minutes.
+  struct TaskFacts {
+    Index tokens = 0;
+    Index token_dim = 0;
+    PositionalEncoding positional = PositionalEncoding::kNone;
+  };
+  std::map<std::string, TaskFacts> tasks;
   const std::string formula = e.get("formula") ? e.get("formula")->as_string()->get() : "";
   while (true) {
     RunConfig r;
@@ -483,10 +539,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
         r.labels["heads_pattern"] = r.labels["heads"];  // as written
       r.labels["heads"] = r.model.heads_string();
       r.labels["L"] = std::to_string(r.model.heads.size());
-      std::unique_ptr<Task> task;
-      if (formula.empty()) {
-        task = make_task(r.task);
-      } else {
+      if (!formula.empty()) {
         r.bindings = {{"T", r.task.tokens}};
         for (const auto& [k, v] : integers) {
           if (k == "D" || k == "k" || k == "T0") r.bindings[k] = v;
@@ -497,13 +550,22 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
           r.inputs.min_norm = in->get("min_norm") ? in->get("min_norm")->value_or(0.0) : 0.0;
           r.inputs.max_norm = in->get("max_norm") ? in->get("max_norm")->value_or(0.0) : 0.0;
         }
-        task = r.make();
       }
-      r.task.token_dim = task->token_dim();
-      r.model.tokens = task->tokens();
-      r.model.token_dim = task->token_dim();
-      r.model.positional =
-          pe.empty() ? task->recommended_positional() : parse_positional_encoding(pe);
+      json task_identity = task_json(r);
+      task_identity.erase("formula");  // the same in every run
+      const std::string task_key = task_identity.dump();
+      auto known = tasks.find(task_key);
+      if (known == tasks.end()) {
+        const std::unique_ptr<Task> task = r.make();
+        known = tasks
+                    .emplace(task_key, TaskFacts{task->tokens(), task->token_dim(),
+                                                 task->recommended_positional()})
+                    .first;
+      }
+      r.task.token_dim = known->second.token_dim;
+      r.model.tokens = known->second.tokens;
+      r.model.token_dim = known->second.token_dim;
+      r.model.positional = pe.empty() ? known->second.positional : parse_positional_encoding(pe);
       r.model.validate();
       r.training.validate();
       check_training_memory(r.model, r.training);
@@ -596,15 +658,15 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
       r.status = parse_run_status(j.at("status").get<std::string>());
       r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
       r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
-      r.steps_done = j.at("steps_done").get<long>();
-      r.diverged_at = j.at("diverged_at").get<long>();
-      r.parameters = j.at("parameters").get<long>();
-      r.parameters_theory = j.at("parameters_theory").get<long>();
+      r.steps_done = integer_field<long>(j.at("steps_done"));
+      r.diverged_at = integer_field<long>(j.at("diverged_at"));
+      r.parameters = integer_field<long>(j.at("parameters"));
+      r.parameters_theory = integer_field<long>(j.at("parameters_theory"));
       r.seconds = j.at("seconds").get<double>();
-      r.seed = j.at("config").at("training").at("seed").get<std::uint64_t>();
+      r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"));
       if (j.contains("curve")) {
         for (const json& point : j.at("curve"))
-          r.curve.emplace_back(point.at(0).get<long>(), number_or_inf(point.at(1)));
+          r.curve.emplace_back(integer_field<long>(point.at(0)), number_or_inf(point.at(1)));
       }
       if (seen.insert(r.key).second) out.push_back(std::move(r));
     } catch (const std::exception& e) {

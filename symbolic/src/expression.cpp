@@ -423,14 +423,24 @@ void validate(const Expr& e, const SourceLocation& where) {
   }
   try {
     const GiNaC::ex value = convert(e, &where);
+    // Every number in an exponent, not only a whole one: expand() splits eps^(D + 2^40) into
+    // eps^D * eps^(2^40), and CLN then threw "Not a 32-bit integer" (found by fuzzing).
     for (auto it = value.preorder_begin(); it != value.preorder_end(); ++it) {
-      if (!GiNaC::is_a<GiNaC::power>(*it) || !GiNaC::is_a<GiNaC::numeric>(it->op(1))) continue;
-      const GiNaC::numeric x = GiNaC::ex_to<GiNaC::numeric>(it->op(1));
-      if (x.is_rational() && (GiNaC::abs(x.numer()) > kMaxExponent || x.denom() > kMaxExponent)) {
-        std::ostringstream text;
-        text << x;
-        fail_at(e, &where, "the exponent " + text.str() + " is too large (at most " +
-                               std::to_string(kMaxExponent) + ")");
+      if (!GiNaC::is_a<GiNaC::power>(*it)) continue;
+      const GiNaC::ex exponent = it->op(1);
+      for (auto n = exponent.preorder_begin(); n != exponent.preorder_end(); ++n) {
+        if (!GiNaC::is_a<GiNaC::numeric>(*n)) continue;
+        const GiNaC::numeric x = GiNaC::ex_to<GiNaC::numeric>(*n);
+        if (x.is_rational() &&
+            (GiNaC::abs(x.numer()) > kMaxExponent || x.denom() > kMaxExponent)) {
+          std::ostringstream text;
+          text << x;
+          const bool whole = GiNaC::is_a<GiNaC::numeric>(exponent);
+          fail_at(e, &where,
+                  (whole ? "the exponent " : "the number ") + text.str() +
+                      (whole ? "" : " in an exponent") + " is too large (at most " +
+                      std::to_string(kMaxExponent) + ")");
+        }
       }
     }
   } catch (const InputError&) {

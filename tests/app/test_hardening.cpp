@@ -154,7 +154,12 @@ BOOST_AUTO_TEST_CASE(a_spec_is_validated_whole_before_any_run) {
   r = sweep(spec("s", "T = 4\nsteps = 2\nlr = [" + repeat("1e-3, ", 40) + "1e-3]\nseeds = [" +
                           seeds + "]\n"));
   BOOST_TEST(r.code == 2);
-  BOOST_TEST(contains(r.out, "its lists make 10250 runs; at most 10000 are accepted"));
+  BOOST_TEST(contains(r.out, "its lists make 10250 runs; at most 1000 are accepted"));
+  // Every profile is expanded when the spec is loaded: their runs are bounded together.
+  const std::string part = "T = 4\nsteps = 2\nlr = [1e-3, 2e-3, 3e-3]\nseeds = [" + seeds + "]\n";
+  r = sweep(spec("s", part) + "[profile.full]\n" + part);
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "the profiles' lists make 1500 runs together; at most 1000 are"));
   BOOST_TEST(run("sweep --workers -1 " + temp.write("s.toml", spec("s", "T = 4\n")).string())
                  .code == 2);
 }

@@ -163,6 +163,27 @@ BOOST_AUTO_TEST_CASE(corrupt_lines_are_reported_and_skipped_and_a_torn_line_stay
   BOOST_TEST(nm::ResultStore(d.dir() / "merged.jsonl").read().size() == 9u);
 }
 
+BOOST_AUTO_TEST_CASE(a_record_whose_integers_are_fractions_or_out_of_range_is_corrupt) {
+  TempDir d;
+  const auto record = [](const std::string& steps, const std::string& seed) {
+    return R"({"key": "k)" + steps + seed + R"(", "experiment": "x", "labels": {}, )"
+           R"("status": "converged", "best_validation_nmse": 0.5, "final_validation_nmse": 0.5, )"
+           R"("steps_done": )" + steps + R"(, "diverged_at": -1, "parameters": 10, )"
+           R"("parameters_theory": 10, "seconds": 1.0, "config": {"training": {"seed": )" +
+           seed + "}}}\n";
+  };
+  // Converting 1e300 or -1.5 to an integer would be undefined behaviour.
+  const fs::path file = d.write("results.jsonl", record("100", "1") + record("1e300", "1") +
+                                                     record("2.5", "1") + record("100", "-1.5") +
+                                                     record("100", "-1") +
+                                                     record("9223372036854775808", "1"));
+  std::vector<std::string> warnings;
+  const std::vector<nm::RunRecord> records = nm::ResultStore(file).read(&warnings);
+  BOOST_TEST_REQUIRE(records.size() == 1u);
+  BOOST_TEST(records[0].steps_done == 100);
+  BOOST_TEST(warnings.size() == 5u);
+}
+
 BOOST_AUTO_TEST_CASE(a_failed_append_is_cut_back_to_the_last_whole_record_and_names_its_cause) {
   TempDir d;
   const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));

@@ -119,6 +119,9 @@ BOOST_AUTO_TEST_CASE(numbers_too_large_and_poles_are_bad_input) {
              "the exponent 88882222222222222 is too large (at most 10000)");
   BOOST_TEST(parse_failure("eps^5000*eps^5001").message().find("exponent 10001") !=
              std::string::npos);
+  // A number inside an exponent too: expand() splits eps^(D + c) into eps^D * eps^c.
+  BOOST_TEST(parse_failure("eps^(2222222288828822 + D)/(n*s + n) - 882").message() ==
+             "the number 2222222288828822 in an exponent is too large (at most 10000)");
   BOOST_TEST(same(ex_of("eps^10000"), GiNaC::pow(sym("eps"), 10000)));
   // GiNaC's normal() is exponential in the height of a tower of exponents (34 s for 10).
   BOOST_TEST(parse_failure("eps^eps^eps^eps^eps^2").message() ==

@@ -30,9 +30,9 @@ inline constexpr std::int64_t kTaskSize = 65536;       ///< D; members of a para
 /// Terms one evaluation of a target formula visits (nested reductions multiply their ranges).
 inline constexpr std::int64_t kEvaluationCost = 100'000'000;
 
-/// Runs in one profile of an experiment (the product of its lists); each is checked when the
-/// spec is loaded, and the shipped profiles have at most 54.
-inline constexpr std::int64_t kRuns = 10'000;
+/// Runs of an experiment, all its profiles together (each profile makes the product of its
+/// lists); every run is checked when the spec is loaded. The shipped specs have at most 432.
+inline constexpr std::int64_t kRuns = 1'000;
 
 }  // namespace infoflow::limits
 
