@@ -918,7 +918,8 @@ Summary certify(const symbolic::Journal& journal, const Options& options) {
         u.title = (found ? fmt::format("the questions behind finding {}", index + 1)
                          : "questions with no finding") + topic;
       } else {
-        u.file = fmt::format("{}_{:04}-{:04}.v", found ? "findings" : "units", first, last);
+        // A Coq module name: letters, digits and underscores only.
+        u.file = fmt::format("{}_{:04}_{:04}.v", found ? "findings" : "units", first, last);
         u.title = found ? fmt::format("the questions behind findings {} to {}", first + 1, last + 1)
                         : fmt::format("questions with no finding, topics {} to {}", first + 1, last + 1);
       }

@@ -155,6 +155,29 @@ BOOST_AUTO_TEST_CASE(true_but_unprovable_statement_stays_unconfirmed_not_false) 
   BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("Admitted") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(many_findings_share_files_that_compile) {
+  if (!have_coq()) return;
+  // 130 findings (T + 1 <= 0 holds nowhere, each its own): at most 64 files, so three findings
+  // a file, 44 files whose names are Coq module names.
+  infoflow::symbolic::Journal journal;
+  for (long i = 0; i < 130; ++i) {
+    JournalEntry e = planted_universal();
+    e.expr = T().symbol + 1;
+    e.op = RelOp::kLessEqual;
+    e.finding = i;
+    journal.entries.push_back(e);
+  }
+  infoflow::testing::TempDir tmp;
+  infoflow::certify::Options options;
+  options.directory = tmp.dir();
+  options.run_cvc5 = false;
+  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  BOOST_TEST(s.files == 44u);
+  BOOST_TEST(s.count(ProofStatus::kReproved) == 130u, s.problems());
+  BOOST_TEST(s.facts.front().file == "findings_0000_0002.v");
+  BOOST_TEST(s.facts.back().file == "findings_0129_0129.v");
+}
+
 BOOST_AUTO_TEST_CASE(undecided_questions_are_not_certified) {
   infoflow::symbolic::Journal journal;
   JournalEntry e = planted_universal();
