@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -134,12 +135,11 @@ class Writer {
     }
     // The registry's implicit facts between these symbols (k <= T, ...): the solver assumed
     // them (symbolic/sign.cpp), so the statement holds only with them.
-    const auto base = [](const SymbolInfo* s) { return s->name.substr(0, s->name.find('@')); };
     for (const symbolic::ImplicitFact& fact : symbolic::SymbolRegistry::standard().implicit_facts()) {
       for (const SymbolInfo* a : symbols_) {
-        if (base(a) != fact.smaller) continue;
+        if (base_name(a) != fact.smaller) continue;
         for (const SymbolInfo* b : symbols_) {
-          if (base(b) != fact.larger) continue;
+          if (base_name(b) != fact.larger) continue;
           region_.push_back({a->symbol - b->symbol - fact.offset, RelOp::kLessEqual,
                              "implicit: " + fact.why});
         }
@@ -168,16 +168,39 @@ class Writer {
   std::string call(const std::string& name, const Names& names) const {
     return symbols_.empty() ? name : "(" + name + args(names) + ")";
   }
+  static std::string base_name(const SymbolInfo* s) { return s->name.substr(0, s->name.find('@')); }
+
   Names at_point(const symbolic::Witness& w) const {
     // A symbol the question did not involve (only the exponents name it, and the gap does not
-    // depend on it) takes a value of its registry domain.
-    Names names;
+    // depend on it) takes a value of its registry domain, raised where an implicit fact needs
+    // it (s < D with s = 3 given: D = 4).
+    std::map<const SymbolInfo*, GiNaC::numeric> values;
+    std::set<const SymbolInfo*> free;
     for (const SymbolInfo* s : symbols_) {
-      names[s] = detail::coq_number(s->lower_strict ? s->lower + 1 : s->lower);
+      values[s] = s->lower_strict ? s->lower + 1 : s->lower;
+      free.insert(s);
     }
     for (const auto& [info, value] : w.values) {
-      if (names.count(info) != 0) names[info] = detail::coq_number(value);
+      if (values.count(info) != 0) {
+        values[info] = value;
+        free.erase(info);
+      }
     }
+    const auto& facts = symbolic::SymbolRegistry::standard().implicit_facts();
+    for (std::size_t round = 0; round < facts.size(); ++round) {  // chains settle in as many
+      for (const symbolic::ImplicitFact& fact : facts) {
+        for (const SymbolInfo* a : symbols_) {
+          if (base_name(a) != fact.smaller) continue;
+          for (const SymbolInfo* b : free) {
+            if (base_name(b) != fact.larger) continue;
+            const GiNaC::numeric least = values[a] - fact.offset;
+            if (values[b] < least) values[b] = least;
+          }
+        }
+      }
+    }
+    Names names;
+    for (const auto& [s, value] : values) names[s] = detail::coq_number(value);
     return names;
   }
 

@@ -95,6 +95,38 @@ BOOST_AUTO_TEST_CASE(planted_wrong_witness_is_found_false) {
   BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("fact_0_false") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_witness_completes_the_symbols_only_the_exponents_name) {
+  if (!have_coq()) return;
+  // The gap T - 1 of exponents T + D + s and D + s + 1 (D cancels): Z3's point gives T and s
+  // only. D must then satisfy the implicit fact s < D (D = 4 for s = 3), not sit at 1, where
+  // the region would fail and the true fact would read as false.
+  const SymbolRegistry& r = SymbolRegistry::standard();
+  const GiNaC::ex D = r.at("D").symbol;
+  const GiNaC::ex s_ = r.at("s").symbol;
+  infoflow::symbolic::Journal journal;
+  JournalEntry e;
+  e.has_relation = true;
+  e.expr = T().symbol - 1;
+  e.op = RelOp::kGreater;
+  e.result.status = Satisfiability::kSatisfiable;
+  infoflow::symbolic::Witness w;
+  w.values.emplace_back(&T(), GiNaC::numeric(2));
+  w.values.emplace_back(&r.at("s"), GiNaC::numeric(3));
+  e.result.witness = w;
+  e.method = "z3";
+  e.context = {"exponents", T().symbol + D + s_, D + s_ + 1, "eps", std::nullopt};
+  journal.entries.push_back(e);
+  infoflow::testing::TempDir tmp;
+  infoflow::certify::Options options;
+  options.directory = tmp.dir();
+  options.run_cvc5 = false;
+  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
+  BOOST_TEST(s.facts[0].status == ProofStatus::kReproved, s.problems());
+  BOOST_TEST(s.facts[0].claim_proved);
+  BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("region_0 2 3 4)") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(planted_wrong_universal_statement_is_found_false_and_solvers_disagree) {
   if (!have_coq() || !have_cvc5()) return;
   infoflow::symbolic::Journal journal;
