@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     base.token_dim = s.token_dim;
     base.positional = s.positional;
     base.heads = {1};
-    targets.emplace_back(th::Target(s.name, s.formula, s.set, s.family, s.same_as_family), base);
+    targets.emplace_back(th::to_target(s), base);
   }
   const toml::table table = toml::parse_file(argv[2]);
   for (const toml::node& node : *table["case"].as_array()) {

@@ -37,10 +37,6 @@ struct ArchitectureArguments {
   }
 };
 
-theorems::Target to_target(const targets::TargetSpec& t) {
-  return theorems::Target(t.name, t.formula, t.set, t.family, t.same_as_family);
-}
-
 }  // namespace
 
 void add_derive(CLI::App& app, Context& ctx) {
@@ -76,7 +72,7 @@ void add_derive(CLI::App& app, Context& ctx) {
       return;
     }
     std::vector<theorems::Target> targets;
-    for (const targets::TargetSpec& s : specs) targets.push_back(to_target(s));
+    for (const targets::TargetSpec& s : specs) targets.push_back(theorems::to_target(s));
     std::vector<report::Derivation> ds;
     for (std::size_t i = 0; i < specs.size(); ++i) {
       report::Derivation d;
@@ -124,7 +120,7 @@ void add_plan(CLI::App& app, Context& ctx) {
     const targets::TargetSpec spec = t->resolve(true).front();
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
-    const theorems::Target target = to_target(spec);
+    const theorems::Target target = theorems::to_target(spec);
     std::string note;
     std::optional<theorems::Plan> chosen;
     if (arch->heads.empty()) {  // the smallest efficient architecture, if there is one

@@ -384,10 +384,6 @@ struct ArchitectureOptions {
   }
 };
 
-theorems::Target to_target(const targets::TargetSpec& t) {
-  return theorems::Target(t.name, t.formula, t.set, t.family, t.same_as_family);
-}
-
 app::TargetArguments target_arguments(const std::string& source, Options& o) {
   app::TargetArguments t;
   t.source = source;
@@ -485,7 +481,7 @@ py::object derive(const std::string& source, const std::string& directory,
   }
   std::vector<theorems::Target> targets;
   targets.reserve(specs.size());
-  for (const targets::TargetSpec& s : specs) targets.push_back(to_target(s));
+  for (const targets::TargetSpec& s : specs) targets.push_back(theorems::to_target(s));
   std::vector<report::Derivation> ds;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     report::Derivation d;
@@ -535,7 +531,7 @@ py::object plan(const std::string& source, const std::string& directory,
   const targets::TargetSpec spec = t.resolve(true).front();
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
-  const theorems::Target target = to_target(spec);
+  const theorems::Target target = theorems::to_target(spec);
   std::string note;
   std::optional<theorems::Plan> chosen;
   if (!arch.heads) {

@@ -720,7 +720,7 @@ void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& ta
   Engine engine(loaded);
   for (const std::string& file : target_files) {
     for (const targets::TargetSpec& spec : targets::load_targets(file)) {
-      const Target target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family);
+      const Target target = to_target(spec);
       for (const std::vector<long>& heads : spec.architectures) {
         Architecture a;
         a.heads = heads;
@@ -738,11 +738,15 @@ void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& ta
   }
 }
 
+Target to_target(const targets::TargetSpec& spec) {
+  return Target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family);
+}
+
 std::vector<Condition> conditions_by_depth(Engine& engine, const targets::TargetSpec& spec,
                                            const std::string& name, const Architecture& base) {
   targets::TargetSpec probe = spec;
   probe.set[name] = 1;  // a value to compile with; the conditions try every one
-  const Target target(probe.name, probe.formula, probe.set, probe.family, probe.same_as_family);
+  const Target target = to_target(probe);
   std::vector<Condition> out;
   for (long layers = 1; layers <= 3; ++layers) {
     out.push_back(engine.condition(target, name, base, layers, 4));

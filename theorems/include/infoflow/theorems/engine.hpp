@@ -211,6 +211,9 @@ class Engine {
 /// catalogue as given; an unplannable target is an InputError at its place in its file.
 void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& target_files);
 
+/// The target a target file (or a formula on the command line) describes.
+Target to_target(const targets::TargetSpec& spec);
+
 /// `derive` on a target with one integer unset: the condition on it for 1, 2 and 3 layers
 /// (Engine::condition with up to 4 heads a layer).
 std::vector<Condition> conditions_by_depth(Engine& engine, const targets::TargetSpec& spec,
