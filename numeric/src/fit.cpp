@@ -223,6 +223,7 @@ Transition locate_transition(const std::vector<std::vector<double>>& levels, std
   const std::vector<double> d = drops(groups);
   const auto largest = static_cast<std::size_t>(std::max_element(d.begin(), d.end()) - d.begin());
   Transition t;
+  t.from = index[largest];
   t.at = index[largest + 1];
   t.decades = d[largest];
   Rng rng(seed);

@@ -431,7 +431,7 @@ ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& 
         const numeric::Transition t = numeric::locate_transition(levels);
         claim.measured += fmt::format(
             "; largest drop {:.2f} decades [{:.2f}, {:.2f}] from {} to {}", t.decades, t.ci.low,
-            t.ci.high, ordered[t.at - 1]->labels.at("heads"), ordered[t.at]->labels.at("heads"));
+            t.ci.high, ordered[t.from]->labels.at("heads"), ordered[t.at]->labels.at("heads"));
       } catch (const std::invalid_argument&) {
         // fewer than two configurations with results: the gap claim says so already
       }

@@ -104,12 +104,17 @@ BOOST_AUTO_TEST_CASE(locates_a_transition_and_its_size) {
     levels.push_back(g);
   }
   const nm::Transition t = nm::locate_transition(levels);
+  BOOST_TEST(t.from == 1u);
   BOOST_TEST(t.at == 2u);
   BOOST_TEST(std::abs(t.decades - 2.0) < 0.25);
   BOOST_TEST(t.ci.low > 1.6);
   BOOST_TEST(t.ci.high < 2.4);
-  levels[0] = {};  // a level without data is skipped, indices stay those of the input
-  BOOST_TEST(nm::locate_transition(levels).at == 2u);
+  // A level without data is skipped and indices stay those of the input: with level 1 empty,
+  // the drop runs from level 0 to level 2 (the report once named the empty level as its start).
+  levels[1] = {};
+  const nm::Transition skipped = nm::locate_transition(levels);
+  BOOST_TEST(skipped.from == 0u);
+  BOOST_TEST(skipped.at == 2u);
   BOOST_CHECK_THROW((void)nm::locate_transition({{1.0}}), std::invalid_argument);
 }
 

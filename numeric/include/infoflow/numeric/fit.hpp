@@ -67,8 +67,10 @@ Gap log_gap(const std::vector<std::vector<double>>& low,
 
 /// Where a phase transition lies along ordered levels (head counts, say): the largest drop of
 /// the log10 median from one level to the next, its size in decades and the bootstrap interval of
-/// that size. `at` is the index of the level after the drop.
+/// that size. `from` and `at` are the indices of the levels before and after the drop; levels
+/// without measurements are skipped, so they need not be neighbours.
 struct Transition {
+  std::size_t from = 0;
   std::size_t at = 0;
   double decades = 0;
   Interval ci;
