@@ -121,12 +121,9 @@ std::string print(const Node& n, int at_least) {
   using K = Node::Kind;
   std::string s;
   switch (n.kind) {
-    case K::kNumber: {
-      s = std::to_string(n.number);
-      s.erase(s.find_last_not_of('0') + 1);
-      if (s.back() == '.') s.pop_back();
+    case K::kNumber:
+      s = targets::number_text(n.number);
       break;
-    }
     case K::kRef: {
       std::string sub = n.position > 0               ? std::to_string(n.position)
                         : !n.position_name.empty() ? name_latex(n.position_name)

@@ -714,12 +714,9 @@ std::string print(const Node& n, int at_least) {
   using K = Node::Kind;
   std::string s;
   switch (n.kind) {
-    case K::kNumber: {
-      s = std::to_string(n.number);
-      s.erase(s.find_last_not_of('0') + 1);
-      if (s.back() == '.') s.pop_back();
+    case K::kNumber:
+      s = number_text(n.number);
       break;
-    }
     case K::kRef: {
       const std::string sub = n.position > 0               ? std::to_string(n.position)
                               : !n.position_name.empty() ? n.position_name
@@ -767,6 +764,15 @@ std::string print(const Node& n, int at_least) {
   return precedence(n) < at_least ? "(" + s + ")" : s;
 }
 }  // namespace
+
+std::string number_text(double value) {
+  // Fixed notation at the shortest precision that round-trips; a double needs at most 309
+  // digits before the point and 1074 after it.
+  char buffer[1100];
+  const std::to_chars_result r =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+  return std::string(buffer, r.ptr);
+}
 
 std::string to_text(const Node& n) {
   return print(n, 0);

@@ -84,6 +84,17 @@ BOOST_AUTO_TEST_CASE(semantic_errors_name_their_column) {
   BOOST_TEST(error_of("sqnorm(x)") == "8: x needs a subscript: x[t] or x[1]");
 }
 
+BOOST_AUTO_TEST_CASE(literals_print_back_as_the_same_number) {
+  // Printed with six decimals they read back as another formula: 0.0000001 became 0.
+  for (const std::string t :
+       {"0.0000001 * max(t) dot(a, x[t])", "1.23456789 + sum(t) sqnorm(x[t])",
+        "123456789.125 * min(s != t) dot(x[s], x[t])", "2.5 * sum(t) dot(a, x[t])"}) {
+    BOOST_TEST(tg::to_text(tg::Formula::parse(t).root()) == t);
+  }
+  BOOST_TEST(tg::number_text(3.0) == "3");
+  BOOST_TEST(tg::number_text(0.1) == "0.1");
+}
+
 BOOST_AUTO_TEST_CASE(positions_offsets_and_outer_constraints) {
   for (const std::string t : {"sqnorm(x[1] - x[T])", "dot(x[T-1], x[T])",
                               "max(t) dot(x[t], x[t+1])", "max(t) dot(x[t-2], a)",

@@ -136,6 +136,10 @@ class Formula {
 /// The formula printed back, with normalised spacing.
 std::string to_text(const Node& node);
 
+/// A literal as the language writes it: the shortest decimal that reads back as the same double,
+/// without an exponent, which the language has not (1e-7 prints 0.0000001).
+std::string number_text(double value);
+
 /// Values of the named integers of a formula (T, D, k, ...).
 using Bindings = std::map<std::string, long, std::less<>>;
 
