@@ -4,7 +4,8 @@ function(infoflow_discover_boost_tests target)
   cmake_parse_arguments(ARG "" "" "LABELS" ${ARGN})
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
   add_custom_command(TARGET ${target} POST_BUILD
-    COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "OUT=${out}"
+    COMMAND ${INFOFLOW_BUILD_TIME_ENV}
+            "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "OUT=${out}"
             -D "PREFIX=${target}" -D "LABELS=${ARG_LABELS}"
             -D "WORKDIR=${CMAKE_CURRENT_BINARY_DIR}"
             -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BoostTestAddTests.cmake"
