@@ -133,18 +133,9 @@ class Writer {
       region_.push_back({s->symbol - s->lower, op, "domain of " + s->name});
       if (s->upper) region_.push_back({s->symbol - *s->upper, RelOp::kLess, "domain of " + s->name});
     }
-    // The registry's implicit facts between these symbols (k <= T, ...): the solver assumed
-    // them (symbolic/sign.cpp), so the statement holds only with them.
-    for (const symbolic::ImplicitFact& fact : symbolic::SymbolRegistry::standard().implicit_facts()) {
-      for (const SymbolInfo* a : symbols_) {
-        if (base_name(a) != fact.smaller) continue;
-        for (const SymbolInfo* b : symbols_) {
-          if (base_name(b) != fact.larger) continue;
-          region_.push_back({a->symbol - b->symbol - fact.offset, RelOp::kLessEqual,
-                             "implicit: " + fact.why});
-        }
-      }
-    }
+    // The solver assumed the implicit facts (k <= T, ...): the statement holds only with them.
+    for (const symbolic::Constraint& c : detail::implicit_constraints(symbols_))
+      region_.push_back({c.expr, c.op, c.origin});
     for (const symbolic::Constraint& c : entry_.domain) region_.push_back({c.expr, c.op, c.origin});
   }
 

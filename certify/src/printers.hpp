@@ -41,6 +41,12 @@ std::string identifier(const std::string& name);
 /// The symbols of the expressions, in registry order.
 std::vector<const symbolic::SymbolInfo*> symbols_in(const std::vector<GiNaC::ex>& parts);
 
+/// The registry's implicit facts among these symbols (k <= T, s < D, ...; a renamed copy s@id
+/// counts as s), as constraints `smaller - larger - offset <= 0`: the sign oracle assumed them,
+/// so a certificate's region and a cross-check's question state them too.
+std::vector<symbolic::Constraint> implicit_constraints(
+    const std::vector<const symbolic::SymbolInfo*>& symbols);
+
 }  // namespace infoflow::certify::detail
 
 #endif  // INFOFLOW_CERTIFY_PRINTERS_HPP_

@@ -147,6 +147,8 @@ std::string smt_question(const symbolic::JournalEntry& entry, bool integers) {
     out += "(assert " + condition(s->symbol - s->lower, s->lower_strict ? RelOp::kGreater : RelOp::kGreaterEqual, names) + ")\n";
     if (s->upper) out += "(assert " + condition(s->symbol - *s->upper, RelOp::kLess, names) + ")\n";
   }
+  for (const symbolic::Constraint& c : implicit_constraints(symbols))
+    out += "(assert " + condition(c.expr, c.op, names) + ")\n";
   for (const symbolic::Constraint& c : entry.domain) out += "(assert " + condition(c.expr, c.op, names) + ")\n";
   if (entry.has_relation) out += "(assert " + condition(entry.expr, entry.op, names) + ")\n";
   return out;
