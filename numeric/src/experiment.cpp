@@ -32,17 +32,23 @@
 namespace infoflow::numeric {
 
 std::string instruction_set() { return INFOFLOW_MARCH; }
-bool default_instruction_set() { return std::string(INFOFLOW_MARCH) == INFOFLOW_DEFAULT_MARCH; }
+std::string build_type() { return INFOFLOW_BUILD_TYPE; }
+bool default_numeric_build() {
+  return instruction_set() == INFOFLOW_DEFAULT_MARCH && build_type() == "Release";
+}
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-/// The default instruction set adds nothing to a key (the keys of earlier results hold); any
-/// other one keeps its runs apart, since their numbers differ in the low bits.
-std::string march_tag() {
-  return default_instruction_set() ? std::string() : "/march=" + instruction_set();
+/// The default build adds nothing to a key (the keys of earlier results hold); any other keeps
+/// its runs apart, since their numbers differ in the low bits.
+std::string build_tag() {
+  std::string tag;
+  if (instruction_set() != INFOFLOW_DEFAULT_MARCH) tag += "/march=" + instruction_set();
+  if (build_type() != "Release") tag += "/build=" + build_type();
+  return tag;
 }
 
 SourceLocation location(const fs::path& file, const toml::source_region& r) {
@@ -575,7 +581,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       throw InputError(err.where().line > 0 ? err.where() : heads_at,
                        "profile." + profile + " (" + labels + "): " + err.message());
     }
-    r.key = fmt::format("{:016x}", fnv1a(config_json(r).dump() + kCodeVersion + march_tag()));
+    r.key = fmt::format("{:016x}", fnv1a(config_json(r).dump() + kCodeVersion + build_tag()));
     out.push_back(std::move(r));
     std::size_t a = axes.size();
     while (a > 0) {
@@ -686,6 +692,7 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
                        {"config", config_json(run)},
                        {"code_version", kCodeVersion},
                        {"march", instruction_set()},
+                       {"build_type", build_type()},
                        {"status", to_string(r.status)},
                        {"converged", r.status == RunStatus::kConverged},
                        {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},

@@ -2,6 +2,8 @@
 // task and options, a hash of the inputs and the targets (hexadecimal, exact) of 40 sequences as
 // the hand-written task classes computed them before the tasks became formulas; finished and
 // running experiments are keyed on these values, so they must never change.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "infoflow/numeric/experiment.hpp"
 #include "infoflow/numeric/tasks.hpp"
 
 namespace nm = infoflow::numeric;
@@ -54,6 +57,11 @@ BOOST_AUTO_TEST_SUITE(task_values)
 BOOST_AUTO_TEST_CASE(builtin_tasks_draw_the_recorded_data_bit_for_bit) {
   std::ifstream in(INFOFLOW_TEST_DATA_DIR "/task_values.txt");
   BOOST_TEST_REQUIRE(in.good());
+  // The bits hold in the default numeric build; another one (Debug, ASan, -march) fuses floating
+  // operations differently (docs/training.md): there the targets agree to 1e-12 relative and the
+  // inputs' hash cannot be compared.
+  const bool bitwise = nm::default_numeric_build();
+  if (!bitwise) BOOST_TEST_MESSAGE("not the default numeric build: targets to 1e-12 relative");
   int cases = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
@@ -66,13 +74,16 @@ BOOST_AUTO_TEST_CASE(builtin_tasks_draw_the_recorded_data_bit_for_bit) {
     o.norm = norm == "plain" ? nm::NormKind::kPlain : nm::NormKind::kSquared;
     const Drawn d = draw(o);
     BOOST_TEST_INFO(line.substr(0, line.find(" 0x")));
-    BOOST_TEST(d.inputs == std::stoull(hash, nullptr, 16));
+    if (bitwise) BOOST_TEST(d.inputs == std::stoull(hash, nullptr, 16));
     int mismatches = 0;
     for (nm::Index i = 0; i < kSequences; ++i) {
       std::string text;
       fields >> text;
       const double recorded = std::strtod(text.c_str(), nullptr);
-      if (std::memcmp(&recorded, &d.targets(i), sizeof(double)) != 0) ++mismatches;
+      const bool same =
+          bitwise ? std::memcmp(&recorded, &d.targets(i), sizeof(double)) == 0
+                  : std::abs(recorded - d.targets(i)) <= 1e-12 * std::max(1.0, std::abs(recorded));
+      if (!same) ++mismatches;
     }
     BOOST_TEST(mismatches == 0);
     ++cases;

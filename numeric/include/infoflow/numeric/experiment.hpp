@@ -38,10 +38,13 @@ namespace infoflow::numeric {
 /// 2: the GELU backward uses the forward's vectorised tanh (results of 1 differ in low bits).
 inline constexpr const char* kCodeVersion = "infoflow-numeric-2";
 
-/// The instruction set this build was compiled for (-march; CMake's INFOFLOW_MARCH), and whether
-/// it is the default one: runs of another are keyed apart, since their low bits differ.
+/// What a run's bits depend on besides the code and its configuration: the instruction set this
+/// build was compiled for (-march; CMake's INFOFLOW_MARCH) and its build type (optimisation
+/// contracts floating-point operations into fused ones differently). Runs of any build but the
+/// default (x86-64-v3, Release) are keyed apart and record both.
 std::string instruction_set();
-bool default_instruction_set();
+std::string build_type();
+bool default_numeric_build();
 
 /// One training run of a sweep.
 struct RunConfig {
