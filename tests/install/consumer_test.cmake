@@ -25,7 +25,7 @@ endif()
 
 run("configure the consumer" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/consumer"
     -G "${GENERATOR}" -D "CMAKE_CXX_COMPILER=${CXX}" -D "CMAKE_PREFIX_PATH=${prefix}"
-    -D CMAKE_BUILD_TYPE=Release)
+    -D "CMAKE_CXX_FLAGS=${CXX_FLAGS}" -D CMAKE_BUILD_TYPE=Release)
 run("build the consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer")
 # Run from a folder without any catalogue, with INFOFLOW_CATALOGUE unset.
 run("run the consumer" ${CMAKE_COMMAND} -E env --unset=INFOFLOW_CATALOGUE
@@ -43,7 +43,11 @@ foreach(step command python)
   if(step STREQUAL "command")
     set(cmd "${prefix}/bin/infoflow" list)
   elseif(PYTHON)
-    set(cmd "PYTHONPATH=${prefix}/${PYTHONDIR}" "${PYTHON}" -c
+    set(cmd "PYTHONPATH=${prefix}/${PYTHONDIR}")
+    if(PRELOAD)  # a sanitizer build (top-level CMakeLists.txt)
+      list(APPEND cmd "LD_PRELOAD=${PRELOAD}" "ASAN_OPTIONS=detect_leaks=0")
+    endif()
+    list(APPEND cmd "${PYTHON}" -c
         "import infoflow\nprint(infoflow.__file__)\ninfoflow.catalogue()")
   else()
     continue()
