@@ -10,6 +10,12 @@ endfunction()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
+# The installed Python module's environment; a sanitizer build preloads its runtimes (top-level
+# CMakeLists.txt), since the interpreter is not instrumented.
+set(python_env "PYTHONPATH=${prefix}/${PYTHONDIR}")
+if(PRELOAD)
+  list(APPEND python_env "LD_PRELOAD=${PRELOAD}" "ASAN_OPTIONS=detect_leaks=0")
+endif()
 run("cmake --install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 foreach(f bin/infoflow share/infoflow/catalogue/tasks.toml
           include/infoflow/theorems/engine.hpp include/infoflow/core/error.hpp)
@@ -43,11 +49,7 @@ foreach(step command python)
   if(step STREQUAL "command")
     set(cmd "${prefix}/bin/infoflow" list)
   elseif(PYTHON)
-    set(cmd "PYTHONPATH=${prefix}/${PYTHONDIR}")
-    if(PRELOAD)  # a sanitizer build (top-level CMakeLists.txt)
-      list(APPEND cmd "LD_PRELOAD=${PRELOAD}" "ASAN_OPTIONS=detect_leaks=0")
-    endif()
-    list(APPEND cmd "${PYTHON}" -c
+    set(cmd ${python_env} "${PYTHON}" -c
         "import infoflow\nprint(infoflow.__file__)\ninfoflow.catalogue()")
   else()
     continue()
@@ -67,7 +69,7 @@ run("installed infoflow derive" ${CMAKE_COMMAND} -E env --unset=INFOFLOW_CATALOG
     "${prefix}/bin/infoflow" derive "max(t) dot(a, x[t])" --heads 1)
 if(PYTHON)
   run("installed Python module derive" ${CMAKE_COMMAND} -E env --unset=INFOFLOW_CATALOGUE
-      "PYTHONPATH=${prefix}/${PYTHONDIR}" "${PYTHON}" -c
+      ${python_env} "${PYTHON}" -c
       "import infoflow\nprint(infoflow.derive('max(t) dot(a, x[t])', heads=[1])['plan_rate']['verdict'])")
   message(STATUS "${last_output}")
 endif()
