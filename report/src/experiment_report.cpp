@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <iterator>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -21,6 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kColours[] = {"blue", "red", "teal", "orange", "violet", "brown", "black", "olive"};
+constexpr std::size_t kNamedCurves = 12;  // the most learning curves drawn with a legend
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -40,10 +44,13 @@ bool have(const char* tool) {
   return std::system(command.c_str()) == 0;
 }
 
-std::string figure_document(const std::string& name) {
-  return "\\documentclass{article}\n"
-         "\\usepackage[paperwidth=11.6cm,paperheight=8.3cm,margin=2mm]{geometry}\n"
-         "\\usepackage{pgfplots}\n\\usepgfplotslibrary{fillbetween}\n\\pgfplotsset{compat=1.18}\n"
+/// A page holding one figure, for its PDF and PNG: `width` by `height` centimetres.
+std::string figure_document(const std::string& name, double width, double height) {
+  return "\\documentclass{article}\n" +
+         fmt::format("\\usepackage[paperwidth={:.1f}cm,paperheight={:.1f}cm,margin=2mm]{{geometry}}\n",
+                     width, height) +
+         "\\usepackage{pgfplots}\n\\usepgfplotslibrary{fillbetween,groupplots}\n"
+         "\\pgfplotsset{compat=1.18}\n"
          "\\pagestyle{empty}\n"
          "\\begin{document}\n\\centering\n\\input{fig_" +
          name + ".tex}\n\\end{document}\n";
@@ -229,12 +236,15 @@ std::string curves_pgfplots(const ExperimentResult& r) {
       "\\begin{tikzpicture}\n\\begin{axis}[width=10cm, height=6cm, ymode=log, "
       "xlabel={step}, ylabel={validation NMSE}, legend style={font=\\tiny, at={(0.5,-0.2)}, "
       "anchor=north, draw=none}, legend columns=2, grid=major, grid style={gray!25}]\n";
+  // Beyond a dozen, a legend is a list no one reads: the curves are drawn alike, unnamed.
+  const bool named = r.curves.size() <= kNamedCurves;
   for (std::size_t i = 0; i < r.curves.size(); ++i) {
-    out += fmt::format("\\addplot[{}, no marks] coordinates {{", kColours[i % 8]);
+    out += named ? fmt::format("\\addplot[{}, no marks] coordinates {{", kColours[i % 8])
+                 : std::string("\\addplot[gray, opacity=0.5, no marks] coordinates {");
     for (const auto& [step, nmse] : r.curves[i].points) {
       if (std::isfinite(nmse) && nmse > 0) out += fmt::format(" ({},{:.6e})", step, nmse);
     }
-    out += "};\n\\addlegendentry{" + latex_escape(r.curves[i].run) + "}\n";
+    out += named ? "};\n\\addlegendentry{" + latex_escape(r.curves[i].run) + "}\n" : "};\n";
   }
   return out + "\\end{axis}\n\\end{tikzpicture}\n";
 }
@@ -255,77 +265,179 @@ std::string reported_table_latex(const ExperimentResult& r) {
          "seeds.\n\n";
 }
 
-std::string confrontation_table_latex(const ExperimentResult& r) {
-  // Paragraph columns as fractions of the line, their padding included; the two numeric
-  // columns take the rest (about a fifth of a page).
-  const auto column = [](double fraction) {
-    return fmt::format(">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {:.2f}\\linewidth-2\\tabcolsep\\relax}}",
-                       fraction);
-  };
-  std::string out = "\\begin{longtable}{" + column(0.1) + column(0.08) + column(0.17) +
-                    column(0.13) + "rr" + column(0.28) +
-                    "}\n\\toprule\nGroup & Heads & Engine & Entry & Median NMSE & Conv. & "
-                    "Measured \\\\\n\\midrule\n\\endhead\n";
-  for (const Confrontation& c : r.confrontations) {
-    const bool no_claim = c.entry.rfind("no claim", 0) == 0;
-    std::string measured = latex_escape(c.measured);
-    if (c.entry_contradicted) measured = "\\textbf{" + measured + "} (entry contradicted)";
-    if (c.engine_contradicted) measured += " \\textbf{(engine contradicted)}";
-    out += fmt::format("{} & {} & {} & {} & {} & {}/{} & {} \\\\\n", latex_escape(c.group),
-                       latex_escape(c.architecture), latex_escape(c.engine),
-                       no_claim ? std::string("no claim") : latex_escape(c.entry),
-                       std::isfinite(c.median) ? fmt::format("{:.2e}", c.median) : "--",
-                       c.converged, c.seeds, measured);
+/// A confronted experiment laid out as the reader compares it: one part per panel (the group
+/// without T), its architectures in the spec's order, one column or line per T.
+struct ConfrontationGrid {
+  std::vector<std::string> panels;
+  std::vector<long> lengths;  ///< the T values with at least one finished run, ascending
+  std::vector<long> empty_lengths;  ///< those without any
+  std::map<std::string, std::vector<std::string>> architectures;
+  std::map<std::tuple<std::string, std::string, long>, const Confrontation*> at;
+
+  explicit ConfrontationGrid(const std::vector<Confrontation>& rows) {
+    std::set<long> all;
+    std::set<long> finished;
+    for (const Confrontation& c : rows) {
+      if (std::find(panels.begin(), panels.end(), c.panel) == panels.end())
+        panels.push_back(c.panel);
+      auto& archs = architectures[c.panel];
+      if (std::find(archs.begin(), archs.end(), c.architecture) == archs.end())
+        archs.push_back(c.architecture);
+      at[{c.panel, c.architecture, c.tokens}] = &c;
+      all.insert(c.tokens);
+      if (c.seeds > 0) finished.insert(c.tokens);
+    }
+    lengths.assign(finished.begin(), finished.end());
+    std::set_difference(all.begin(), all.end(), finished.begin(), finished.end(),
+                        std::back_inserter(empty_lengths));
   }
-  return out + "\\bottomrule\n\\end{longtable}\n";
+  [[nodiscard]] const Confrontation* find(const std::string& panel, const std::string& arch,
+                                          long tokens) const {
+    const auto it = at.find({panel, arch, tokens});
+    return it == at.end() ? nullptr : it->second;
+  }
+};
+
+/// One verdict of a row over its T columns, or each T's where they differ.
+std::string across_lengths(const ConfrontationGrid& grid, const std::string& panel,
+                           const std::string& arch,
+                           const std::function<std::string(const Confrontation&)>& part) {
+  std::vector<std::pair<long, std::string>> seen;
+  for (const auto& [key, c] : grid.at) {
+    if (std::get<0>(key) == panel && std::get<1>(key) == arch)
+      seen.emplace_back(c->tokens, part(*c));
+  }
+  const bool same = std::all_of(seen.begin(), seen.end(),
+                                [&](const auto& x) { return x.second == seen.front().second; });
+  if (same) return seen.empty() ? "" : seen.front().second;
+  std::string out;
+  for (const auto& [tokens, text] : seen)
+    out += fmt::format("{}T = {}: {}", out.empty() ? "" : "; ", tokens, text);
+  return out;
+}
+
+std::string confrontation_table_latex(const ExperimentResult& r) {
+  const ConfrontationGrid grid(r.confrontations);
+  const auto column = [](double fraction) {
+    return fmt::format(
+        ">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {:.2f}\\linewidth-2\\tabcolsep\\relax}}",
+        fraction);
+  };
+  std::string out = "{\\small\n\\begin{longtable}{" + column(0.08) + column(0.19) +
+                    column(0.13) + std::string(grid.lengths.size(), 'r') +
+                    "}\n\\toprule\nHeads & Engine & Entry";
+  for (const long t : grid.lengths) out += fmt::format(" & $T = {}$", t);
+  out += " \\\\\n\\midrule\n\\endhead\n";
+  const std::size_t width = 3 + grid.lengths.size();
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // text, cells
+  for (const std::string& panel : grid.panels) {
+    if (grid.panels.size() > 1 || panel != "all runs")
+      out += fmt::format("\\multicolumn{{{}}}{{l}}{{\\textit{{{}}}}} \\\\\n", width,
+                         latex_escape(panel));
+    for (const std::string& arch : grid.architectures.at(panel)) {
+      const std::string entry =
+          across_lengths(grid, panel, arch, [](const Confrontation& c) {
+            return c.entry.rfind("no claim", 0) == 0 ? std::string("no claim") : c.entry;
+          });
+      out += latex_escape(arch) + " & " +
+             latex_escape(across_lengths(grid, panel, arch,
+                                         [](const Confrontation& c) { return c.engine; })) +
+             " & " + latex_escape(entry);
+      for (const long t : grid.lengths) {
+        const Confrontation* c = grid.find(panel, arch, t);
+        if (c == nullptr || c->seeds == 0) {
+          out += " & --";
+          continue;
+        }
+        const bool inconclusive = c->measured != "efficient" && c->measured != "not efficient";
+        std::string mark = inconclusive                    ? "?"
+                           : c->measured == "efficient"    ? "E"
+                                                           : "N";
+        if (c->entry_contradicted) mark = "\\textbf{" + mark + "}$^{*}$";
+        if (c->engine_contradicted) mark += "$^{\\dagger}$";
+        out += fmt::format(" & {:.1e} ({}/{}) {}", c->median, c->converged, c->seeds, mark);
+        if (inconclusive) {
+          const std::string why = c->measured.substr(c->measured.find(':') + 2);
+          const std::string where = fmt::format("{} at T = {}", arch, t);
+          auto it = std::find_if(reasons.begin(), reasons.end(),
+                                 [&](const auto& x) { return x.first == why; });
+          if (it == reasons.end()) reasons.push_back({why, {panel + ": " + where}});
+          else it->second.push_back(panel + ": " + where);
+        }
+      }
+      out += " \\\\\n";
+    }
+  }
+  out += "\\bottomrule\n\\end{longtable}\n}\n";
+  out += "\\noindent Each cell: median best validation NMSE over the finished seeds (converged "
+         "of finished), and the measured verdict: E efficient, N not efficient, ? inconclusive; "
+         "$^{*}$ in bold: the entry is contradicted; $^{\\dagger}$: the engine is.";
+  for (const long t : grid.empty_lengths) out += fmt::format(" No finished run at $T = {}$.", t);
+  for (const auto& [why, cells] : reasons) {
+    std::string list;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      list += (i == 0 ? "" : "; ") + latex_escape(cells[i]);
+    out += " Inconclusive (" + latex_escape(why) + "): " + list + ".";
+  }
+  return out + "\n\n";
 }
 
 std::string confrontation_pgfplots(const ExperimentResult& r) {
-  // The architectures in their first order of appearance, as x ticks.
-  std::vector<std::string> ticks;
-  for (const Confrontation& c : r.confrontations) {
-    if (std::find(ticks.begin(), ticks.end(), c.architecture) == ticks.end())
-      ticks.push_back(c.architecture);
-  }
-  const auto at = [&](const std::string& a) {
-    return std::find(ticks.begin(), ticks.end(), a) - ticks.begin();
-  };
-  std::string positions;
-  std::string names;
-  for (std::size_t i = 0; i < ticks.size(); ++i) {
-    positions += fmt::format("{}{}", i == 0 ? "" : ",", i);
-    names += (i == 0 ? "" : ",") + ("{" + latex_escape(ticks[i]) + "}");
-  }
+  const ConfrontationGrid grid(r.confrontations);
   std::string out = fmt::format(
-      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=12cm, height=6.6cm, ymode=log, "
-      "xtick={{{}}}, xticklabels={{{}}}, x tick label style={{rotate=60, anchor=east, "
-      "font=\\scriptsize}}, xlabel={{heads per layer}}, ylabel={{best validation NMSE (median)}}, "
-      "legend style={{font=\\scriptsize, at={{(0.5,-0.36)}}, anchor=north, draw=none}}, "
-      "legend columns=3, grid=major, grid style={{gray!25}}]\n",
-      positions, names);
-  std::vector<std::string> groups;
-  for (const Confrontation& c : r.confrontations) {
-    if (std::find(groups.begin(), groups.end(), c.group) == groups.end())
-      groups.push_back(c.group);
-  }
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    out += fmt::format("\\addplot+[{}, mark=*, only marks] coordinates {{", kColours[g % 8]);
-    for (const Confrontation& c : r.confrontations) {
-      if (c.group == groups[g] && std::isfinite(c.median) && c.median > 0)
-        out += fmt::format(" ({},{:.6e})", at(c.architecture), c.median);
+      "\\begin{{tikzpicture}}\n\\begin{{groupplot}}[group style={{group size=1 by {}, "
+      "vertical sep=2.4cm}}, width=15cm, height=5.6cm, ymode=log, unbounded coords=jump, "
+      "x tick label style={{rotate=60, anchor=east, font=\\scriptsize}}, "
+      "ylabel={{best validation NMSE (median)}}, grid=major, grid style={{gray!25}}, "
+      "legend style={{font=\\scriptsize, at={{(0.5,-0.42)}}, anchor=north, draw=none, "
+      "/tikz/every even column/.append style={{column sep=0.4cm}}}}, legend columns=-1]\n",
+      grid.panels.size());
+  for (std::size_t p = 0; p < grid.panels.size(); ++p) {
+    const std::string& panel = grid.panels[p];
+    const std::vector<std::string>& archs = grid.architectures.at(panel);
+    std::string positions;
+    std::string names;
+    for (std::size_t i = 0; i < archs.size(); ++i) {
+      positions += fmt::format("{}{}", i == 0 ? "" : ",", i);
+      names += (i == 0 ? "" : ",") + ("{" + latex_escape(archs[i]) + "}");
     }
-    out += "};\n\\addlegendentry{" + latex_escape(groups[g]) + "}\n";
+    out += fmt::format("\\nextgroupplot[{}xtick={{{}}}, xticklabels={{{}}}{}]\n",
+                       panel == "all runs" ? "" : "title={" + latex_escape(panel) + "}, ",
+                       positions, names,
+                       p + 1 == grid.panels.size() ? ", xlabel={heads per layer}" : "");
+    // Every plot is kept out of the legend (an empty one would shift the entries after it);
+    // the legend is drawn once, from its own images.
+    std::string circled;
+    std::string crossed;
+    for (std::size_t k = 0; k < grid.lengths.size(); ++k) {
+      out += fmt::format("\\addplot[{}, mark=*, forget plot] coordinates {{",
+                         kColours[k % 8]);
+      for (std::size_t i = 0; i < archs.size(); ++i) {
+        const Confrontation* c = grid.find(panel, archs[i], grid.lengths[k]);
+        const bool has = c != nullptr && std::isfinite(c->median) && c->median > 0;
+        out += has ? fmt::format(" ({},{:.6e})", i, c->median) : fmt::format(" ({},nan)", i);
+        if (has && c->entry_contradicted) circled += fmt::format(" ({},{:.6e})", i, c->median);
+        if (has && c->engine_contradicted) crossed += fmt::format(" ({},{:.6e})", i, c->median);
+      }
+      out += "};\n";
+    }
+    if (!circled.empty())
+      out += "\\addplot[only marks, mark=o, mark size=4.5pt, thick, black, forget plot] "
+             "coordinates {" + circled + "};\n";
+    if (!crossed.empty())
+      out += "\\addplot[only marks, mark=x, mark size=5pt, thick, red, forget plot] "
+             "coordinates {" + crossed + "};\n";
+    if (p + 1 == grid.panels.size()) {
+      for (std::size_t k = 0; k < grid.lengths.size(); ++k)
+        out += fmt::format("\\addlegendimage{{{}, mark=*}}\n\\addlegendentry{{$T = {}$}}\n",
+                           kColours[k % 8], grid.lengths[k]);
+      out += "\\addlegendimage{only marks, mark=o, mark size=4.5pt, thick, black}\n"
+             "\\addlegendentry{entry contradicted}\n"
+             "\\addlegendimage{only marks, mark=x, mark size=5pt, thick, red}\n"
+             "\\addlegendentry{engine contradicted}\n";
+    }
   }
-  std::string circled;
-  for (const Confrontation& c : r.confrontations) {
-    if (c.entry_contradicted && std::isfinite(c.median) && c.median > 0)
-      circled += fmt::format(" ({},{:.6e})", at(c.architecture), c.median);
-  }
-  if (!circled.empty()) {
-    out += "\\addplot[only marks, mark=o, mark size=4.5pt, thick, black] coordinates {" + circled +
-           "};\n\\addlegendentry{entry contradicted}\n";
-  }
-  return out + "\\end{axis}\n\\end{tikzpicture}\n";
+  return out + "\\end{groupplot}\n\\end{tikzpicture}\n";
 }
 
 std::string confrontations_csv(const std::vector<ExperimentResult>& results) {
@@ -399,8 +511,8 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
   }
   std::string doc =
       "\\documentclass[10pt]{article}\n\\usepackage[margin=1.8cm]{geometry}\n" + latex_preamble() +
-      "\\usepackage{pgfplots}\n\\usepgfplotslibrary{fillbetween}\n\\pgfplotsset{compat=1.18}\n"
-      "\\title{InfoFlow: predictions against measurements}\n\\author{infoflow report}\n"
+      "\\usepackage{pgfplots}\n\\usepgfplotslibrary{fillbetween,groupplots}\n"
+      "\\pgfplotsset{compat=1.18}\n\\title{InfoFlow: predictions against measurements}\n\\author{infoflow report}\n"
       "\\date{}\n\\begin{document}\n\\maketitle\n";
   doc += fmt::format(
       "{} claims: {} agree, {} disagree, {} inconclusive (profile {}). Each claim compares the "
@@ -413,28 +525,37 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
                     : " (the bounds of~\\cite{" + cites +
                           "}, combined by this tool's formalization of the InfoFlow rules)");
   for (const ExperimentResult& r : results) {
-    put("fig_" + r.name + ".tex", figure_pgfplots(r));
-    put("fig_" + r.name + "_standalone.tex", figure_document(r.name));
+    // A confronted experiment's figure is the confrontation: architectures along x, one
+    // panel per group and one line per T (the NMSE-against-group plot would draw a line per
+    // architecture).
+    const bool confronted = !r.confrontations.empty();
+    const std::size_t panels = ConfrontationGrid(r.confrontations).panels.size();
+    put("fig_" + r.name + ".tex", confronted ? confrontation_pgfplots(r) : figure_pgfplots(r));
+    put("fig_" + r.name + "_standalone.tex",
+        confronted ? figure_document(r.name, 17.2, 6.6 * static_cast<double>(panels) + 1.6)
+                   : figure_document(r.name, 11.6, 8.3));
     doc += "\\section{" + latex_escape(r.name) + ": " + prose_latex(r.title) + "}\\label{" +
            latex_label("sec", r.name) + "}\n";
     doc += "\\begin{center}\n\\input{fig_" + r.name + ".tex}\n\\end{center}\n";
     doc += claims_table_latex(r);
     if (!r.reported.empty()) doc += reported_table_latex(r);
-    if (!r.confrontations.empty()) {
-      put("fig_" + r.name + "_confront.tex", confrontation_pgfplots(r));
+    if (confronted) {
       doc += "\\noindent Architecture by architecture, the engine's verdict, that of " +
              r.confronted_latex +
-             ", and the measured one (rule: docs/experiments.md, ``Confronting an entry''):\n"
-             "\\begin{center}\n\\input{fig_" + r.name + "_confront.tex}\n\\end{center}\n" +
+             ", and the measured one (rule: docs/experiments.md, ``Confronting an entry''):\n" +
              confrontation_table_latex(r);
     }
     if (!r.curves.empty()) {
       put("curves_" + r.name + ".tex", curves_pgfplots(r));
       doc += fmt::format(
           "\\noindent {} runs stopped at their step budget while still improving (plateau "
-          "test, docs/experiments.md); their validation curves:\n\\begin{{center}}\n"
+          "test, docs/experiments.md); their validation curves{}:\n\\begin{{center}}\n"
           "\\input{{curves_{}.tex}}\n\\end{{center}}\n",
-          r.curves.size(), r.name);
+          r.curves.size(),
+          r.curves.size() <= kNamedCurves
+              ? ""
+              : " (unnamed: results.csv lists them, status budget\\_reached)",
+          r.name);
     }
     for (const std::string& n : r.notes) doc += "\\noindent Note: " + prose_latex(n) + "\n\n";
     doc += fmt::format("\\noindent Training time of the runs: {:.0f} s.\n", r.run_seconds);

@@ -260,6 +260,8 @@ std::vector<Confrontation> confront(const theorems::Entry& entry,
     for (const Cell* c : members) {
       Confrontation row;
       row.group = group;
+      row.panel = labels_except(c->labels, {"heads", "heads_pattern", "L", "T"});
+      row.tokens = c->tokens;
       row.architecture = c->labels.at("heads");
       row.engine = theorems::to_text(c->plan->verdict);
       row.entry = claims[c];

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include <boost/test/unit_test.hpp>
@@ -22,6 +23,11 @@ namespace th = infoflow::theorems;
 namespace fs = std::filesystem;
 
 namespace {
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 struct Fixture {
   infoflow::testing::TempDir temp;
@@ -339,7 +345,18 @@ BOOST_AUTO_TEST_CASE(a_confronted_conjecture_is_judged_architecture_by_architect
   }
   const rp::ReportFiles files = rp::write_report(dir / "out", {r}, false);
   BOOST_TEST(fs::exists(dir / "out" / "confront.csv"));
-  BOOST_TEST(fs::exists(dir / "out" / "fig_confront_confront.tex"));
+  // The figure is the confrontation: one panel, one line for T = 8, (1,1) circled.
+  const std::string figure = read_text(dir / "out" / "fig_confront.tex");
+  BOOST_TEST(figure.find("\\nextgroupplot[xtick={0,1,2,3}") != std::string::npos, figure);
+  BOOST_TEST(figure.find("\\addlegendentry{$T = 8$}") != std::string::npos);
+  BOOST_TEST(figure.find("mark=o, mark size=4.5pt, thick, black, forget plot] coordinates { (2,") !=
+             std::string::npos);
+  // The table: one row per architecture, a column per T, (1,1) marked as contradicting the entry.
+  const std::string tex = read_text(dir / "out" / "report.tex");
+  const std::size_t row = tex.find("\n(1,1) & efficient & not efficient & ");
+  BOOST_TEST_REQUIRE(row != std::string::npos);
+  const std::string line = tex.substr(row + 1, tex.find('\n', row + 1) - row - 1);
+  BOOST_TEST(line.find("e-04 (3/3) \\textbf{E}$^{*}$ \\\\") != std::string::npos, line);
 }
 
 BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {

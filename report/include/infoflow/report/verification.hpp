@@ -106,6 +106,8 @@ struct RunRow {
 /// One architecture of a confronted experiment: three verdicts side by side.
 struct Confrontation {
   std::string group;         ///< "D = 3, T = 16"
+  std::string panel;         ///< the group without T: "D = 3" (the report's panels and table parts)
+  long tokens = 0;           ///< the group's T
   std::string architecture;  ///< "(1,1)"
   std::string engine;        ///< the engine's verdict ("efficient", "exponential in T", ...)
   std::string entry;         ///< the entry's: "not efficient", "efficient" or "no claim (...)"
