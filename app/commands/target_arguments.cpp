@@ -14,10 +14,12 @@ void add_target_options(CLI::App* cmd, TargetArguments& a) {
   cmd->add_option("--set", a.sets,
                   "a value of the formula's integers, e.g. --set D=3 (repeatable)");
   cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)");
+  // "off" is the word the engine prints (pe=off); "on" is not taken: for training, it would not
+  // say which encoding.
   cmd->add_option("--pe", a.positional,
-                  "positional encoding: none, learned or sinusoidal, as for train (default: the "
-                  "target's; a formula that reads positions gets one)")
-      ->check(CLI::IsMember({"none", "learned", "sinusoidal"}));
+                  "positional encoding: none (or off), learned or sinusoidal, as for train "
+                  "(default: the target's; a formula that reads positions gets one)")
+      ->check(CLI::IsMember({"none", "off", "learned", "sinusoidal"}));
 }
 
 namespace {
@@ -92,7 +94,7 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
       t.set[key] = value;
     }
     if (token_dim > 0) t.token_dim = token_dim;
-    if (!positional.empty()) t.positional = positional != "none";
+    if (!positional.empty()) t.positional = positional != "none" && positional != "off";
   }
   return specs;
 }

@@ -17,7 +17,7 @@ struct TargetArguments {
   std::string name;               ///< which target of the file (default: all, or the only one)
   std::vector<std::string> sets;  ///< NAME=VALUE
   long token_dim = 0;             ///< 0: the target's
-  std::string positional;         ///< none, learned or sinusoidal; empty: the target's
+  std::string positional;         ///< none (or off), learned or sinusoidal; empty: the target's
   bool file_only = false;         ///< the source must be a target file (train --target)
 
   /// The targets the arguments select, with --set and --d applied. Throws InputError.

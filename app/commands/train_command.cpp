@@ -301,7 +301,7 @@ void add_train(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--activation", a->activation, "gelu or relu")->capture_default_str();
   cmd->add_option("--pe", a->positional,
-                  "positional encoding: none, learned or sinusoidal "
+                  "positional encoding: none (or off), learned or sinusoidal "
                   "(default: the task's)");
   cmd->add_flag("--pre-ln", a->model.pre_layer_norm, "pre-LayerNorm blocks");
   cmd->add_option("--scale", a->model.attention_scale, "attention scale (0: 1/sqrt(n))")

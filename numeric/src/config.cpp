@@ -31,11 +31,11 @@ Activation parse_activation(std::string_view text) {
 }
 
 PositionalEncoding parse_positional_encoding(std::string_view text) {
-  if (text == "none") return PositionalEncoding::kNone;
+  if (text == "none" || text == "off") return PositionalEncoding::kNone;  // off: as derive prints
   if (text == "learned") return PositionalEncoding::kLearned;
   if (text == "sinusoidal") return PositionalEncoding::kSinusoidal;
   throw InputError("unknown positional encoding '" + std::string(text) +
-                   "' (expected none, learned or sinusoidal)");
+                   "' (expected none or off, learned or sinusoidal)");
 }
 
 namespace {

@@ -131,8 +131,12 @@ BOOST_AUTO_TEST_CASE(one_command_line) {
   BOOST_TEST(nlohmann::json::parse(run("compare 'eps^(-1)' 'eps^(-2)' --format json").out)
                  ["eps_to_zero"]["growth"] == "slower");
   BOOST_TEST(run("list --format latex").code == 2);  // a form list does not have
-  // The same --pe words as train.
+  // The same --pe words as train, and "off" as derive prints it (pe=off); "on" would not say
+  // which encoding.
   BOOST_TEST(run("derive 'max(t) dot(a, x[t])' --pe on").code == 2);
+  const Run off = run("derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --set D=3 --heads 1,1 --pe off");
+  BOOST_TEST_REQUIRE(off.code == 0);
+  BOOST_TEST(contains(off.out, "on L=2 h=(1,1) E=16 d=4 n=E/h pe=off"));
   BOOST_TEST(run("derive 'max(t) dot(a, x[t])' --pe learned").code == 0);
   // Unknown --set names are errors, for a built-in task too.
   const Run set = run("derive 'max(t) dot(a, x[t])' --set Q=3");
