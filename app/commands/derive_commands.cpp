@@ -24,17 +24,6 @@ struct ArchitectureArguments {
     cmd->add_option("--head-dim", head_dim, "per-head dimension n (0: E / h)")
         ->capture_default_str();
   }
-  [[nodiscard]] theorems::Architecture for_target(const targets::TargetSpec& t,
-                                                  std::vector<long> h) const {
-    theorems::Architecture a;
-    a.heads = std::move(h);
-    a.embedding = embedding;
-    a.token_dim = t.token_dim;
-    a.head_dim = head_dim;
-    a.positional = t.positional;
-    a.validate();
-    return a;
-  }
 };
 
 }  // namespace
@@ -65,7 +54,8 @@ void add_derive(CLI::App& app, Context& ctx) {
         specs.size() == 1 ? targets::unset_integer_for_conditions(specs.front(), *format == "text")
                           : "";
     if (!unset.empty()) {
-      const theorems::Architecture base = arch->for_target(specs.front(), std::vector<long>{1});
+      const theorems::Architecture base = theorems::architecture_for(
+          specs.front(), arch->embedding, arch->head_dim, std::vector<long>{1});
       emit(report::conditions_text(specs.front(), unset,
                                    theorems::conditions_by_depth(engine, specs.front(), unset, base)),
            *output);
@@ -79,7 +69,8 @@ void add_derive(CLI::App& app, Context& ctx) {
       d.target = &targets[i];
       // The search keeps the given E and n (n fixed, so any head count is allowed).
       const theorems::Architecture base =
-          arch->for_target(specs[i], arch->heads.empty() ? std::vector<long>{1} : arch->heads);
+          theorems::architecture_for(specs[i], arch->embedding, arch->head_dim,
+                                     arch->heads.empty() ? std::vector<long>{1} : arch->heads);
       if (!arch->heads.empty()) d.plan = engine.plan(targets[i], base);
       d.search = engine.search(targets[i], base);
       ds.push_back(std::move(d));
@@ -124,16 +115,17 @@ void add_plan(CLI::App& app, Context& ctx) {
     std::string note;
     std::optional<theorems::Plan> chosen;
     if (arch->heads.empty()) {  // the smallest efficient architecture, if there is one
-      theorems::Search s = engine.search(target, arch->for_target(spec, {1}));
+      theorems::Search s = engine.search(
+          target, theorems::architecture_for(spec, arch->embedding, arch->head_dim, {1}));
       chosen = s.smallest;
       note = s.smallest ? "(no --heads: the smallest efficient architecture)\n"
                         : "(no --heads and no efficient architecture: one layer, one head)\n";
     }
     const theorems::Plan p =
-        chosen
-            ? *chosen
-            : engine.plan(target, arch->for_target(spec, arch->heads.empty() ? std::vector<long>{1}
-                                                                             : arch->heads));
+        chosen ? *chosen
+               : engine.plan(target, theorems::architecture_for(
+                                         spec, arch->embedding, arch->head_dim,
+                                         arch->heads.empty() ? std::vector<long>{1} : arch->heads));
     if (*format == "json") {
       nlohmann::json j = report::to_json(p);
       j["target"] = report::to_json(*target.program);

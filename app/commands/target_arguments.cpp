@@ -14,12 +14,9 @@ void add_target_options(CLI::App* cmd, TargetArguments& a) {
   cmd->add_option("--set", a.sets,
                   "a value of the formula's integers, e.g. --set D=3 (repeatable)");
   cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)");
-  // "off" is the word the engine prints (pe=off); "on" is not taken: for training, it would not
-  // say which encoding.
   cmd->add_option("--pe", a.positional,
                   "positional encoding: none (or off), learned or sinusoidal, as for train "
-                  "(default: the target's; a formula that reads positions gets one)")
-      ->check(CLI::IsMember({"none", "off", "learned", "sinusoidal"}));
+                  "(default: the target's; a formula that reads positions gets one)");
 }
 
 namespace {
@@ -43,6 +40,14 @@ std::string join(const std::vector<std::string>& names) {
 }  // namespace
 
 std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
+  // "off" is the word the engine prints (pe=off); "on" is not taken: for training, it would not
+  // say which encoding.
+  if (!positional.empty() && positional != "none" && positional != "off" &&
+      positional != "learned" && positional != "sinusoidal") {
+    throw InputError(SourceLocation{"--pe", 0, 0},
+                     "positional encoding must be none (or off), learned or sinusoidal (got '" +
+                         positional + "')");
+  }
   std::vector<targets::TargetSpec> specs;
   std::error_code ignored;  // an unreadable or overlong name is simply not a file here
   if ((file_only || could_be_file_name(source)) &&

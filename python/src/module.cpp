@@ -370,18 +370,6 @@ struct ArchitectureOptions {
   std::optional<std::vector<long>> heads;
   long embedding = 16;
   long head_dim = 0;
-
-  [[nodiscard]] theorems::Architecture for_target(const targets::TargetSpec& t,
-                                                  std::vector<long> h) const {
-    theorems::Architecture a;
-    a.heads = std::move(h);
-    a.embedding = embedding;
-    a.token_dim = t.token_dim;
-    a.head_dim = head_dim;
-    a.positional = t.positional;
-    a.validate();
-    return a;
-  }
 };
 
 app::TargetArguments target_arguments(const std::string& source, Options& o) {
@@ -390,12 +378,7 @@ app::TargetArguments target_arguments(const std::string& source, Options& o) {
   t.name = o.text("name");
   t.sets = o.sets("set");
   t.token_dim = o.integer("d", 0);
-  const std::string pe = o.text("pe");
-  if (!pe.empty() && pe != "none" && pe != "learned" && pe != "sinusoidal") {
-    throw InputError(SourceLocation{"pe", 0, 0},
-                     "positional encoding must be none, learned or sinusoidal (got '" + pe + "')");
-  }
-  t.positional = pe;
+  t.positional = o.text("pe");  // checked by resolve, as on the command line
   return t;
 }
 
@@ -466,7 +449,8 @@ py::object derive(const std::string& source, const std::string& directory,
           : "";
   if (!unset.empty()) {
     const targets::TargetSpec& spec = specs.front();
-    const theorems::Architecture base = arch.for_target(spec, std::vector<long>{1});
+    const theorems::Architecture base =
+        theorems::architecture_for(spec, arch.embedding, arch.head_dim, std::vector<long>{1});
     const std::vector<theorems::Condition> conditions =
         theorems::conditions_by_depth(engine, spec, unset, base);
     if (format == "text") return py::str(report::conditions_text(spec, unset, conditions));
@@ -486,8 +470,8 @@ py::object derive(const std::string& source, const std::string& directory,
   for (std::size_t i = 0; i < specs.size(); ++i) {
     report::Derivation d;
     d.target = &targets[i];
-    const theorems::Architecture base =
-        arch.for_target(specs[i], arch.heads ? *arch.heads : std::vector<long>{1});
+    const theorems::Architecture base = theorems::architecture_for(
+        specs[i], arch.embedding, arch.head_dim, arch.heads ? *arch.heads : std::vector<long>{1});
     if (arch.heads) d.plan = engine.plan(targets[i], base);
     d.search = engine.search(targets[i], base);
     ds.push_back(std::move(d));
@@ -535,15 +519,17 @@ py::object plan(const std::string& source, const std::string& directory,
   std::string note;
   std::optional<theorems::Plan> chosen;
   if (!arch.heads) {
-    theorems::Search s = engine.search(target, arch.for_target(spec, {1}));
+    theorems::Search s =
+        engine.search(target, theorems::architecture_for(spec, arch.embedding, arch.head_dim, {1}));
     chosen = s.smallest;
     note = s.smallest ? "(no --heads: the smallest efficient architecture)\n"
                       : "(no --heads and no efficient architecture: one layer, one head)\n";
   }
   const theorems::Plan p =
       chosen ? *chosen
-             : engine.plan(target,
-                           arch.for_target(spec, arch.heads ? *arch.heads : std::vector<long>{1}));
+             : engine.plan(target, theorems::architecture_for(
+                                       spec, arch.embedding, arch.head_dim,
+                                       arch.heads ? *arch.heads : std::vector<long>{1}));
   if (format == "text") return py::str(note + report::plan_text(target, p));
   json j = report::to_json(p);
   j["target"] = report::to_json(*target.program);

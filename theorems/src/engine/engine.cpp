@@ -742,6 +742,18 @@ Target to_target(const targets::TargetSpec& spec) {
   return Target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family);
 }
 
+Architecture architecture_for(const targets::TargetSpec& spec, long embedding, long head_dim,
+                              std::vector<long> heads) {
+  Architecture a;
+  a.heads = std::move(heads);
+  a.embedding = embedding;
+  a.token_dim = spec.token_dim;
+  a.head_dim = head_dim;
+  a.positional = spec.positional;
+  a.validate();
+  return a;
+}
+
 std::vector<Condition> conditions_by_depth(Engine& engine, const targets::TargetSpec& spec,
                                            const std::string& name, const Architecture& base) {
   targets::TargetSpec probe = spec;

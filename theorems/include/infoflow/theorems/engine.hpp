@@ -214,6 +214,12 @@ void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& ta
 /// The target a target file (or a formula on the command line) describes.
 Target to_target(const targets::TargetSpec& spec);
 
+/// The architecture a target is planned on (derive, plan, the Python module): `heads` per layer,
+/// embedding E, per-head dimension n (0: E / h), and the target's token dimension and positional
+/// encoding. Throws InputError where it is not a valid architecture.
+Architecture architecture_for(const targets::TargetSpec& spec, long embedding, long head_dim,
+                              std::vector<long> heads);
+
 /// `derive` on a target with one integer unset: the condition on it for 1, 2 and 3 layers
 /// (Engine::condition with up to 4 heads a layer).
 std::vector<Condition> conditions_by_depth(Engine& engine, const targets::TargetSpec& spec,
