@@ -159,7 +159,6 @@ class Writer {
   std::string call(const std::string& name, const Names& names) const {
     return symbols_.empty() ? name : "(" + name + args(names) + ")";
   }
-  static std::string base_name(const SymbolInfo* s) { return s->name.substr(0, s->name.find('@')); }
 
   Names at_point(const symbolic::Witness& w) const {
     // A symbol the question did not involve (only the exponents name it, and the gap does not
@@ -177,17 +176,13 @@ class Writer {
         free.erase(info);
       }
     }
-    const auto& facts = symbolic::SymbolRegistry::standard().implicit_facts();
+    const std::vector<symbolic::FactBetween> facts =
+        symbolic::SymbolRegistry::standard().implicit_facts_among(symbols_);
     for (std::size_t round = 0; round < facts.size(); ++round) {  // chains settle in as many
-      for (const symbolic::ImplicitFact& fact : facts) {
-        for (const SymbolInfo* a : symbols_) {
-          if (base_name(a) != fact.smaller) continue;
-          for (const SymbolInfo* b : free) {
-            if (base_name(b) != fact.larger) continue;
-            const GiNaC::numeric least = values[a] - fact.offset;
-            if (values[b] < least) values[b] = least;
-          }
-        }
+      for (const symbolic::FactBetween& f : facts) {
+        if (free.count(f.larger) == 0) continue;  // a witness's own value stays
+        const GiNaC::numeric least = values[f.smaller] - f.fact->offset;
+        if (values[f.larger] < least) values[f.larger] = least;
       }
     }
     Names names;

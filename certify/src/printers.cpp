@@ -159,17 +159,11 @@ std::vector<const symbolic::SymbolInfo*> symbols_in(const std::vector<ex>& parts
 
 std::vector<symbolic::Constraint> implicit_constraints(
     const std::vector<const symbolic::SymbolInfo*>& symbols) {
-  const auto base = [](const symbolic::SymbolInfo* s) { return s->name.substr(0, s->name.find('@')); };
   std::vector<symbolic::Constraint> out;
-  for (const symbolic::ImplicitFact& fact : symbolic::SymbolRegistry::standard().implicit_facts()) {
-    for (const symbolic::SymbolInfo* a : symbols) {
-      if (base(a) != fact.smaller) continue;
-      for (const symbolic::SymbolInfo* b : symbols) {
-        if (base(b) != fact.larger) continue;
-        out.push_back({a->symbol - b->symbol - fact.offset, symbolic::RelOp::kLessEqual,
-                       "implicit: " + fact.why});
-      }
-    }
+  for (const symbolic::FactBetween& f :
+       symbolic::SymbolRegistry::standard().implicit_facts_among(symbols)) {
+    out.push_back({f.smaller->symbol - f.larger->symbol - f.fact->offset,
+                   symbolic::RelOp::kLessEqual, "implicit: " + f.fact->why});
   }
   return out;
 }

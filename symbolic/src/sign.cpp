@@ -301,20 +301,11 @@ struct SignOracle::Impl {
 
   /// The registry's implicit facts between symbols the query uses (k <= T, ...).
   void add_implicit_facts(z3::solver& solver, Vars& vars, bool integral) {
-    const auto base = [](const SymbolInfo* info) {
-      return info->name.substr(0, info->name.find('@'));
-    };
     std::vector<const SymbolInfo*> used;
     for (const auto& entry : vars.raw) used.push_back(entry.first);
-    for (const ImplicitFact& fact : SymbolRegistry::standard().implicit_facts()) {
-      for (const SymbolInfo* a : used) {
-        if (base(a) != fact.smaller) continue;
-        for (const SymbolInfo* b : used) {
-          if (base(b) != fact.larger) continue;
-          solver.add(variable(a->symbol, vars, integral) <=
-                     variable(b->symbol, vars, integral) + number(numeric(fact.offset)));
-        }
-      }
+    for (const FactBetween& f : SymbolRegistry::standard().implicit_facts_among(used)) {
+      solver.add(variable(f.smaller->symbol, vars, integral) <=
+                 variable(f.larger->symbol, vars, integral) + number(numeric(f.fact->offset)));
     }
   }
 

@@ -114,6 +114,23 @@ std::vector<const SymbolInfo*> SymbolRegistry::all() const {
   return out;
 }
 
+std::vector<FactBetween> SymbolRegistry::implicit_facts_among(
+    const std::vector<const SymbolInfo*>& symbols) const {
+  const auto base = [](const SymbolInfo* s) {
+    return std::string_view(s->name).substr(0, s->name.find('@'));
+  };
+  std::vector<FactBetween> out;
+  for (const ImplicitFact& fact : facts_) {
+    for (const SymbolInfo* a : symbols) {
+      if (base(a) != fact.smaller) continue;
+      for (const SymbolInfo* b : symbols) {
+        if (base(b) == fact.larger) out.push_back({a, b, &fact});
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<const SymbolInfo*> symbols_of(const GiNaC::ex& e) {
   const SymbolRegistry& registry = SymbolRegistry::standard();
   std::vector<const SymbolInfo*> out;

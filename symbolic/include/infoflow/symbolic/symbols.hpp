@@ -52,6 +52,14 @@ struct ImplicitFact {
   std::string why;  ///< one line for `infoflow symbols`
 };
 
+/// An implicit fact as it binds two symbols of a question (either may be a renamed copy):
+/// smaller <= larger + fact->offset.
+struct FactBetween {
+  const SymbolInfo* smaller = nullptr;
+  const SymbolInfo* larger = nullptr;
+  const ImplicitFact* fact = nullptr;
+};
+
 /// The registry. `standard()` holds THEORY.md section 1; copies renamed apart (an entry's own
 /// constant c, say) are added on demand and live as long as the registry.
 class SymbolRegistry {
@@ -74,6 +82,10 @@ class SymbolRegistry {
   [[nodiscard]] std::vector<const SymbolInfo*> all() const;
   /// The implicit domain facts (THEORY.md section 1).
   [[nodiscard]] const std::vector<ImplicitFact>& implicit_facts() const { return facts_; }
+  /// The implicit facts binding two of `symbols` (a renamed copy s@id counts as s): what the sign
+  /// oracle assumes, the certificates state and a witness must satisfy.
+  [[nodiscard]] std::vector<FactBetween> implicit_facts_among(
+      const std::vector<const SymbolInfo*>& symbols) const;
 
   /// The precision symbol eps.
   [[nodiscard]] const GiNaC::possymbol& eps() const { return at("eps").symbol; }
