@@ -59,6 +59,28 @@ std::string read(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// Which checkers a case asks.
+enum class Checkers { kCoq, kCvc5, kBoth, kBothIfCvc5, kNone };
+
+/// `journal` certified in a scratch folder of its own, kept for reading the files it wrote.
+struct Certified {
+  infoflow::testing::TempDir tmp;
+  infoflow::certify::Options options;
+  infoflow::certify::Summary summary;
+
+  Certified(const infoflow::symbolic::Journal& journal, Checkers checkers) {
+    options.directory = tmp.dir();
+    options.run_coq = checkers != Checkers::kCvc5 && checkers != Checkers::kNone;
+    options.run_cvc5 = checkers == Checkers::kCvc5 || checkers == Checkers::kBoth ||
+                       (checkers == Checkers::kBothIfCvc5 && have_cvc5());
+    summary = infoflow::certify::certify(journal, options);
+  }
+  /// The text of the file that holds fact `i`.
+  [[nodiscard]] std::string file_of(std::size_t i) const {
+    return read(tmp.dir() / summary.facts.at(i).file);
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(bridge_lemma_compiles) {
@@ -85,14 +107,11 @@ BOOST_AUTO_TEST_CASE(planted_wrong_witness_is_found_false) {
   w.values.emplace_back(&T(), GiNaC::numeric(2));
   e.result.witness = w;
   journal.entries.push_back(e);
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kCoq);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
   BOOST_TEST(s.facts[0].status == ProofStatus::kFalse, s.problems());
-  BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("fact_0_false") != std::string::npos);
+  BOOST_TEST(c.file_of(0).find("fact_0_false") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_witness_completes_the_symbols_only_the_exponents_name) {
@@ -116,25 +135,20 @@ BOOST_AUTO_TEST_CASE(a_witness_completes_the_symbols_only_the_exponents_name) {
   e.method = "z3";
   e.context = {"exponents", T().symbol + D + s_, D + s_ + 1, "eps", std::nullopt};
   journal.entries.push_back(e);
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kCoq);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
   BOOST_TEST(s.facts[0].status == ProofStatus::kReproved, s.problems());
   BOOST_TEST(s.facts[0].claim_proved);
-  BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("region_0 2 3 4)") != std::string::npos);
+  BOOST_TEST(c.file_of(0).find("region_0 2 3 4)") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(planted_wrong_universal_statement_is_found_false_and_solvers_disagree) {
   if (!have_coq() || !have_cvc5()) return;
   infoflow::symbolic::Journal journal;
   journal.entries.push_back(planted_universal());
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kBoth);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
   BOOST_TEST(s.facts[0].cross == CrossCheck::kDisagree);
   BOOST_TEST(s.facts[0].status == ProofStatus::kFalse, s.problems());
@@ -160,15 +174,12 @@ BOOST_AUTO_TEST_CASE(integral_statement_is_reproved_through_Z) {
   // route through Z (lia, nia) can.
   infoflow::symbolic::Journal journal;
   journal.entries.push_back(integral_fact(T().symbol - 3, RelOp::kLess));
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = have_cvc5();
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kBothIfCvc5);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
   BOOST_TEST(s.facts[0].status == ProofStatus::kReproved, s.problems());
-  if (options.run_cvc5) BOOST_TEST(s.facts[0].cross == CrossCheck::kAgree);
-  BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("nia") != std::string::npos);
+  if (c.options.run_cvc5) BOOST_TEST(s.facts[0].cross == CrossCheck::kAgree);
+  BOOST_TEST(c.file_of(0).find("nia") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(cvc5_is_asked_with_the_implicit_facts_the_oracle_assumed) {
@@ -183,11 +194,8 @@ BOOST_AUTO_TEST_CASE(cvc5_is_asked_with_the_implicit_facts_the_oracle_assumed) {
   e.result.status = Satisfiability::kUnsatisfiable;
   e.method = "z3";
   journal.entries.push_back(e);
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_coq = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kCvc5);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
   BOOST_TEST(s.facts[0].cross == CrossCheck::kAgree);
 }
@@ -198,14 +206,11 @@ BOOST_AUTO_TEST_CASE(true_but_unprovable_statement_stays_unconfirmed_not_false) 
   // route through Z does not take. No counterexample exists: the answer stands unconfirmed.
   infoflow::symbolic::Journal journal;
   journal.entries.push_back(integral_fact((T().symbol - 3) / T().symbol, RelOp::kLess));
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kCoq);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_REQUIRE_EQUAL(s.facts.size(), 1u);
   BOOST_TEST(s.facts[0].status == ProofStatus::kTacticsFailed, s.problems());
-  BOOST_TEST(read(tmp.dir() / s.facts[0].file).find("Admitted") != std::string::npos);
+  BOOST_TEST(c.file_of(0).find("Admitted") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(many_findings_share_files_that_compile) {
@@ -220,11 +225,8 @@ BOOST_AUTO_TEST_CASE(many_findings_share_files_that_compile) {
     e.finding = i;
     journal.entries.push_back(e);
   }
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kCoq);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_TEST(s.files == 44u);
   BOOST_TEST(s.count(ProofStatus::kReproved) == 130u, s.problems());
   BOOST_TEST(s.facts.front().file == "findings_0000_0002.v");
@@ -236,15 +238,11 @@ BOOST_AUTO_TEST_CASE(undecided_questions_are_not_certified) {
   JournalEntry e = planted_universal();
   e.result.status = Satisfiability::kUnknown;
   journal.entries.push_back(e);
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_coq = false;
-  options.run_cvc5 = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kNone);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_TEST(s.facts[0].status == ProofStatus::kNotCertifiable);
   BOOST_TEST(s.decided() == 0u);
-  BOOST_TEST(std::filesystem::exists(tmp.dir() / "certificates.json"));
+  BOOST_TEST(std::filesystem::exists(c.tmp.dir() / "certificates.json"));
 }
 
 BOOST_AUTO_TEST_CASE(shipped_catalogue_certificates_all_check) {
@@ -255,11 +253,8 @@ BOOST_AUTO_TEST_CASE(shipped_catalogue_certificates_all_check) {
   infoflow::theorems::CheckOptions check_options;
   check_options.journal = &journal;
   infoflow::theorems::CheckReport report = infoflow::theorems::check(catalogue, check_options);
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = have_cvc5();
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kBothIfCvc5);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_TEST_MESSAGE(s.brief());
   BOOST_TEST(s.decided() > 50u);
   BOOST_TEST(s.count(ProofStatus::kReproved) == s.decided(), s.problems());
@@ -289,17 +284,14 @@ BOOST_AUTO_TEST_CASE(growth_in_T_ends_in_the_bridge_claim) {
   const std::size_t linear = journal.entries.size();
   BOOST_TEST(T_regime("eps^(-(T^2+1)/(T+1))", "eps^(-1)").growth ==
              infoflow::symbolic::Growth::kFaster);
-  infoflow::testing::TempDir tmp;
-  infoflow::certify::Options options;
-  options.directory = tmp.dir();
-  options.run_cvc5 = false;
-  const infoflow::certify::Summary s = infoflow::certify::certify(journal, options);
+  const Certified c(journal, Checkers::kCoq);
+  const infoflow::certify::Summary& s = c.summary;
   BOOST_TEST(s.count(ProofStatus::kReproved) == s.decided(), s.problems());
   std::size_t growth_claims = 0;
   for (std::size_t i = 0; i < s.facts.size(); ++i) {
     if (!s.facts[i].claim_proved) continue;
     BOOST_TEST(i < linear);
-    BOOST_TEST(read(tmp.dir() / s.facts[i].file).find("apply T_growth") != std::string::npos);
+    BOOST_TEST(c.file_of(i).find("apply T_growth") != std::string::npos);
     ++growth_claims;
   }
   BOOST_TEST(growth_claims == 1u);
