@@ -176,6 +176,30 @@ BOOST_AUTO_TEST_CASE(a_quick_verdict_that_the_full_results_contradict_says_so) {
   for (rp::Claim& c : same.claims) c.cross_check.clear();
   rp::cross_check(same, quick);
   for (const rp::Claim& c : same.claims) BOOST_TEST(c.cross_check.empty());
+
+  // A full profile that varies T (groups "D = 2, T = 8", "D = 2, T = 16") against a quick one
+  // that fixes T = 8 (group "D = 2"): only the T = 8 claim speaks for the quick one.
+  std::string varied = kPhase;
+  varied.replace(varied.find("T = 8"), 5, "T = [8, 16]");
+  const nm::ExperimentSpec v = spec("varied", varied);
+  rp::ExperimentResult over_t = rp::verify(
+      v, "quick", measure(v, [&](const nm::RunConfig& r) {
+        const bool disagree = r.task.tokens == 8;
+        return efficient(r) == disagree ? 1e-2 : 1e-5;
+      }),
+      engine);
+  over_t.profile = "full";
+  BOOST_TEST_REQUIRE(over_t.claims.size() == 4u);
+  BOOST_TEST(over_t.claims[0].group == "D = 2, T = 16");
+  for (rp::Claim& c : quick.claims) c.cross_check.clear();
+  rp::cross_check(quick, over_t);
+  for (const rp::Claim& c : quick.claims)
+    BOOST_TEST(c.cross_check.find("the full profile's results say: disagrees") == 0u, c.group);
+  // At T = 16 the full results agree with the quick ones, and T = 8 is not there: nothing said.
+  std::erase_if(over_t.claims, [](const rp::Claim& c) { return c.group.ends_with("T = 8"); });
+  for (rp::Claim& c : quick.claims) c.cross_check.clear();
+  rp::cross_check(quick, over_t);
+  for (const rp::Claim& c : quick.claims) BOOST_TEST(c.cross_check.empty(), c.cross_check);
 }
 
 BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {

@@ -152,7 +152,9 @@ struct ExperimentResult {
 };
 
 /// Sets each claim's cross_check where `other` (the same experiment under another profile)
-/// has a claim of the same group with another verdict.
+/// has a claim of the same configurations with another verdict: the same group, or the group
+/// and the T that all of this claim's runs have (a full profile that varies T, a quick one
+/// that fixes it).
 void cross_check(ExperimentResult& r, const ExperimentResult& other);
 
 /// Joins the engine's predictions with the stored runs of `profile`.
