@@ -738,6 +738,21 @@ fs::path checkpoint_path(const ResultStore& store, const RunConfig& run) {
   return dir / "checkpoints" / run.experiment / (run.key + ".ckpt");
 }
 
+namespace {
+
+/// A recorded run's checkpoint, and the half-written copies a killed writer left beside it
+/// (".NAME.XXXXXX", core/atomic_file.hpp).
+void remove_checkpoint(const fs::path& checkpoint) {
+  fs::remove(checkpoint);
+  const std::string partial = "." + checkpoint.filename().string() + ".";
+  std::error_code ignored;
+  for (const fs::directory_entry& e : fs::directory_iterator(checkpoint.parent_path(), ignored)) {
+    if (e.path().filename().string().rfind(partial, 0) == 0) fs::remove(e.path(), ignored);
+  }
+}
+
+}  // namespace
+
 std::pair<Index, Index> parse_shard(const std::string& text) {
   const std::size_t slash = text.find('/');
   try {
@@ -843,7 +858,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
         // One writer at a time: append() looks at the file's last byte before writing.
         const std::lock_guard<std::mutex> lock(mutex);
         store.append(run, result);
-        if (!run.training.checkpoint.empty()) fs::remove(run.training.checkpoint);
+        if (!run.training.checkpoint.empty()) remove_checkpoint(run.training.checkpoint);
         ++state.done;
         if (result.status == RunStatus::kDiverged)
           ++summary.diverged;
