@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/numeric/config.hpp"
 
 namespace infoflow::app {
 
@@ -40,14 +41,10 @@ std::string join(const std::vector<std::string>& names) {
 }  // namespace
 
 std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
-  // "off" is the word the engine prints (pe=off); "on" is not taken: for training, it would not
-  // say which encoding.
-  if (!positional.empty() && positional != "none" && positional != "off" &&
-      positional != "learned" && positional != "sinusoidal") {
-    throw InputError(SourceLocation{"--pe", 0, 0},
-                     "positional encoding must be none (or off), learned or sinusoidal (got '" +
-                         positional + "')");
-  }
+  // One parser for the words, as for train and spec files (numeric/config.hpp).
+  const bool with_positions =
+      !positional.empty() &&
+      numeric::parse_positional_encoding(positional) != numeric::PositionalEncoding::kNone;
   std::vector<targets::TargetSpec> specs;
   std::error_code ignored;  // an unreadable or overlong name is simply not a file here
   if ((file_only || could_be_file_name(source)) &&
@@ -99,7 +96,7 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
       t.set[key] = value;
     }
     if (token_dim > 0) t.token_dim = token_dim;
-    if (!positional.empty()) t.positional = positional != "none" && positional != "off";
+    if (!positional.empty()) t.positional = with_positions;
   }
   return specs;
 }

@@ -701,13 +701,16 @@ bool same_configurations(const std::string& mine, const std::string& other,
       continue;
     }
     if (k != "T") return false;
+    bool any = false;  // no run of mine: nothing says which T they are
     for (const RunRow& row : my_rows) {
       const bool member = std::all_of(a.begin(), a.end(), [&](const auto& kv) {
         const auto l = row.labels.find(kv.first);
         return l != row.labels.end() && l->second == kv.second;
       });
       if (member && std::to_string(row.tokens) != v) return false;
+      any = any || member;
     }
+    if (!any) return false;
   }
   return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return b.count(kv.first) != 0; });
 }
