@@ -229,6 +229,7 @@ nlohmann::json to_json(const TrainArguments& a, const numeric::ModelConfig& m,
             {"converged", r.status == numeric::RunStatus::kConverged},
             {"steps_done", r.steps_done},
             {"resumed_from", r.resumed_from},
+            {"cooldown_start", r.cooldown.start},
             {"diverged_at", r.diverged_at},
             {"best_validation_nmse", r.best_validation_nmse},
             {"best_step", r.best_step},
@@ -253,6 +254,9 @@ std::string summary(const TrainArguments& a, const numeric::ModelConfig& m,
                         r.status == numeric::RunStatus::kConverged ? "converged"
                                                                    : "budget reached, not converged")
           : fmt::format("DIVERGED at step {} (loss or gradient not finite)", r.diverged_at);
+  if (r.cooldown.start > 0)
+    status += fmt::format("; cool-down from step {} ({})", r.cooldown.start,
+                          r.cooldown.on_plateau ? "plateau" : "cap reached");
   return fmt::format(
       "train {} T={} d={} L={} heads={} E={}: {}; {} parameters (M = {}); {} steps in {:.1f} s "
       "({:.2f} ms/step, {} threads, {}); seed {}\n",
@@ -331,8 +335,9 @@ void add_train(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "float32 or float64")->capture_default_str();
   cmd->add_option("--until-plateau", t.max_steps,
-                  "train until the validation curve plateaus, from --steps on, at most this "
-                  "many steps (the schedule spans them)");
+                  "train at the peak learning rate until the validation curve plateaus (from "
+                  "--steps on, at most 4/5 of this many steps), then cool down over a quarter of "
+                  "the steps so far");
   cmd->add_option("--plateau-tolerance", t.plateau_tolerance,
                   "converged: the best validation NMSE improved by less than this fraction over "
                   "the last quarter of the steps")

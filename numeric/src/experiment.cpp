@@ -216,7 +216,12 @@ json config_json(const RunConfig& r) {
   // Only where they differ from the defaults, so that the keys of earlier results still hold.
   const TrainOptions defaults;
   json& training = config["training"];
-  if (t.max_steps != defaults.max_steps) training["until_plateau"] = t.max_steps;
+  if (t.max_steps != defaults.max_steps) {
+    training["until_plateau"] = t.max_steps;
+    // The peak held until the plateau, then a cool-down of a quarter of the steps (train.hpp):
+    // runs of the earlier rule, which stopped at the peak, do not share these keys.
+    training["cooldown"] = 0.25;
+  }
   if (t.plateau_tolerance != defaults.plateau_tolerance)
     training["plateau_tolerance"] = t.plateau_tolerance;
   return config;
@@ -686,7 +691,7 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
 }
 
 void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
-  const json record = {{"key", run.key},
+  json record = {{"key", run.key},
                        {"experiment", run.experiment},
                        {"labels", run.labels},
                        {"config", config_json(run)},
@@ -706,6 +711,7 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
                        {"seconds", r.seconds_total},
                        {"target_std", r.target_std},
                        {"curve", validation_curve(r)}};
+  if (run.training.max_steps > 0) record["cooldown_start"] = r.cooldown.start;
   std::string line = record.dump() + "\n";
   create_parent(file_);
   const int fd = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

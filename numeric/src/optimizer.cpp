@@ -11,8 +11,10 @@ double Schedule::at(Index step) const {
   if (step < warmup) {
     return peak * static_cast<double>(step + 1) / static_cast<double>(warmup);
   }
-  const double span = static_cast<double>(std::max<Index>(1, total - warmup - 1));
-  const double progress = std::min(1.0, static_cast<double>(step - warmup) / span);
+  const Index decay_from = std::max(warmup, hold);
+  if (step < decay_from) return peak;
+  const double span = static_cast<double>(std::max<Index>(1, total - decay_from - 1));
+  const double progress = std::min(1.0, static_cast<double>(step - decay_from) / span);
   const double floor = peak * min_ratio;
   return floor + 0.5 * (peak - floor) * (1.0 + std::cos(std::numbers::pi * progress));
 }

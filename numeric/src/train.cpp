@@ -49,7 +49,7 @@ RunStatus parse_run_status(std::string_view text) {
                    "' (expected converged, budget_reached or diverged)");
 }
 
-bool plateaued(const std::vector<CurvePoint>& curve, double tolerance) {
+bool plateaued(std::span<const CurvePoint> curve, double tolerance) {
   if (curve.empty()) return false;
   const Index last = curve.back().step;
   double early = std::numeric_limits<double>::infinity();
@@ -59,6 +59,21 @@ bool plateaued(const std::vector<CurvePoint>& curve, double tolerance) {
     if (4 * p.step <= 3 * last) early = std::min(early, p.validation_nmse);
   }
   return std::isfinite(early) && early - best < tolerance * early;
+}
+
+Cooldown cooldown_of(std::span<const CurvePoint> curve, const TrainOptions& o) {
+  if (o.max_steps == 0) return {};
+  const Index cap = o.cooldown_cap();
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    const Index step = curve[i].step;
+    if (step > cap) break;
+    const bool on_plateau = step >= o.steps && plateaued(curve.first(i + 1), o.plateau_tolerance);
+    if (on_plateau || step == cap) {
+      const Index end = std::min(o.max_steps, step + std::max<Index>(1, (step + 3) / 4));
+      return {step, end, on_plateau};
+    }
+  }
+  return {};
 }
 
 namespace {
@@ -103,13 +118,14 @@ std::string fingerprint(const ModelConfig& m, const Task& task, const TrainOptio
   return fmt::format(
       "{}|{}|T={} d={} E={} heads={} n={} W={} R={} act={} pe={} preln={} scale={:a}|steps={} "
       "max={} batch={} lr={:a} b1={:a} b2={:a} eps={:a} wd={:a} warmup={} min={:a} clip={:a} "
-      "eval={} val={} seed={} chunks={} bytes={} plateau={:a}|{}",
+      "eval={} val={} seed={} chunks={} bytes={} plateau={:a}{}|{}",
       task.name(), task.description(), m.tokens, m.token_dim, m.embedding, heads, m.head_dim,
       m.ffn_width, m.readout_width, to_string(m.activation), to_string(m.positional),
       m.pre_layer_norm, m.attention_scale, o.steps, o.max_steps, o.batch, o.adam.learning_rate,
       o.adam.beta1, o.adam.beta2, o.adam.epsilon, o.adam.weight_decay, o.warmup_steps(),
       o.min_lr_ratio, o.clip, o.eval_interval(), o.validation_size, o.seed, o.chunks,
-      scalar_bytes, o.plateau_tolerance, o.checkpoint_tag);
+      scalar_bytes, o.plateau_tolerance, o.max_steps > 0 ? " cooldown=1/4" : "",
+      o.checkpoint_tag);
 }
 
 template <class Scalar>
@@ -194,8 +210,19 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   std::vector<double> chunk_sse(static_cast<std::size_t>(chunks));
 
   AdamW<Scalar> optimizer(model.layout(), o.adam);
+  // Training until the plateau holds the peak (hold = budget) until the cool-down is known.
+  const bool until_plateau = o.max_steps > 0;
   const Index budget = o.budget();
-  const Schedule schedule{o.adam.learning_rate, o.warmup_steps(), budget, o.min_lr_ratio};
+  Schedule schedule{o.adam.learning_rate, o.warmup_steps(), budget, o.min_lr_ratio,
+                    until_plateau ? budget : 0};
+  Index end = budget;
+  auto start_cooldown = [&](const Cooldown& c) {
+    result.cooldown = c;
+    if (c.start == 0) return;
+    schedule.hold = c.start;
+    schedule.total = c.end;
+    end = c.end;
+  };
   const Index interval = o.eval_interval();
   result.best_validation_nmse = std::numeric_limits<double>::infinity();
   double training_seconds = 0;
@@ -230,6 +257,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     earlier_seconds = c.seconds_total;
     first_step = c.steps_done;
     finished = c.finished;
+    start_cooldown(cooldown_of(result.curve, o));
   }
   auto save = [&](bool done) {
     Checkpoint c;
@@ -251,7 +279,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     save_checkpoint(o.checkpoint, c);
   };
 
-  for (Index step = first_step; step < budget && !finished; ++step) {
+  for (Index step = first_step; step < end && !finished; ++step) {
     const Clock::time_point step_start = Clock::now();
     const std::uint64_t step_seed =
         derive_seed(o.seed, {kTraining, static_cast<std::uint64_t>(step)});
@@ -295,7 +323,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     result.steps_done = step + 1;
     training_seconds += seconds_since(step_start);
 
-    const bool evaluate_now = (step + 1) % interval == 0 || step + 1 == budget;
+    const bool at_cap = until_plateau && result.cooldown.start == 0 && step + 1 == o.cooldown_cap();
+    const bool evaluate_now = (step + 1) % interval == 0 || step + 1 == end || at_cap;
     if (evaluate_now) {
       const double nmse = evaluate();
       result.curve.push_back({step + 1, lr, train_nmse, nmse});
@@ -311,22 +340,21 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
         result.best_step = step + 1;
       }
       result.final_validation_nmse = nmse;
-      // Training until the plateau: stop at the first evaluation from `steps` on where it holds.
-      if (o.max_steps > 0 && step + 1 >= o.steps && plateaued(result.curve, o.plateau_tolerance))
-        finished = true;
+      if (until_plateau && result.cooldown.start == 0) start_cooldown(cooldown_of(result.curve, o));
     }
     if (progress && (evaluate_now || seconds_since(last_report) > 0.25)) {
       last_report = Clock::now();
-      progress({step + 1, budget, train_nmse, result.best_validation_nmse, seconds_since(start)});
+      progress({step + 1, end, train_nmse, result.best_validation_nmse, seconds_since(start)});
     }
-    if (!o.checkpoint.empty() && !finished && step + 1 < budget && o.checkpoint_every > 0 &&
+    if (!o.checkpoint.empty() && step + 1 < end && o.checkpoint_every > 0 &&
         (step + 1) % o.checkpoint_every == 0) {
       save(false);
     }
   }
   if (result.status != RunStatus::kDiverged) {
-    result.status = plateaued(result.curve, o.plateau_tolerance) ? RunStatus::kConverged
-                                                                 : RunStatus::kBudgetReached;
+    const bool converged = until_plateau ? result.cooldown.on_plateau && result.steps_done == end
+                                         : plateaued(result.curve, o.plateau_tolerance);
+    result.status = converged ? RunStatus::kConverged : RunStatus::kBudgetReached;
     if (!o.checkpoint.empty()) save(true);
   }
   result.seconds_training = training_seconds;
@@ -361,8 +389,9 @@ void TrainOptions::validate() const {
   require(chunks >= 1, "the chunk count must be at least 1");
   require(std::isfinite(plateau_tolerance) && plateau_tolerance >= 0,
           "the plateau tolerance must be zero or positive");
-  require(max_steps == 0 || max_steps >= steps,
-          "the maximum budget (--until-plateau) must be at least the number of steps");
+  require(max_steps == 0 || 5 * steps <= 4 * max_steps,
+          "the maximum budget (--until-plateau) must be at least 5/4 of the number of steps "
+          "(room for the cool-down)");
   require(checkpoint_every >= 0, "the checkpoint interval must be zero (off) or positive");
 }
 
@@ -372,6 +401,10 @@ Index TrainOptions::warmup_steps() const {
 
 Index TrainOptions::budget() const {
   return max_steps > 0 ? max_steps : steps;
+}
+
+Index TrainOptions::cooldown_cap() const {
+  return 4 * max_steps / 5;
 }
 
 Index TrainOptions::eval_interval() const {

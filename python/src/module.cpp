@@ -733,6 +733,7 @@ py::dict train(const py::dict& kwargs) {
   result["status"] = std::string(numeric::to_string(r.status));
   result["converged"] = r.status == numeric::RunStatus::kConverged;
   result["steps_done"] = r.steps_done;
+  result["cooldown_start"] = r.cooldown.start;
   result["resumed_from"] = r.resumed_from;
   result["diverged_at"] = r.diverged_at;
   result["best_validation_nmse"] = r.best_validation_nmse;

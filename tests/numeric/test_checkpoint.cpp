@@ -1,7 +1,9 @@
 // Convergence and checkpoints: the plateau test, training until the plateau, and a run stopped
 // mid-way that resumes from its checkpoint bitwise as the uninterrupted run.
 #include <filesystem>
+#include <cmath>
 #include <fstream>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -132,24 +134,104 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_another_run_or_a_damaged_one_is_refused) {
   BOOST_CHECK_THROW(nm::load_checkpoint(s.options.checkpoint), infoflow::InputError);
 }
 
-BOOST_AUTO_TEST_CASE(training_until_the_plateau_stops_there_within_the_budget) {
+BOOST_AUTO_TEST_CASE(the_cool_down_starts_at_the_first_plateau_from_the_minimum_steps_or_the_cap) {
+  nm::TrainOptions o;
+  o.steps = 300;
+  o.max_steps = 1000;  // the cap: step 800
+  // Flat from step 100 on, but the test counts only from step 300: the cool-down starts there
+  // and lasts a quarter of the 300 steps.
+  const std::vector<nm::CurvePoint> flat = curve({1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5});
+  const nm::Cooldown c = nm::cooldown_of(flat, o);
+  BOOST_TEST(c.start == 300);
+  BOOST_TEST(c.end == 375);
+  BOOST_TEST(c.on_plateau);
+  // Halving at every evaluation never plateaus: the cap starts it, 800 + 200 = the budget.
+  std::vector<double> halving;
+  for (int i = 0; i < 10; ++i) halving.push_back(std::ldexp(1.0, -i));
+  const nm::Cooldown capped = nm::cooldown_of(curve(halving), o);
+  BOOST_TEST(capped.start == 800);
+  BOOST_TEST(capped.end == 1000);
+  BOOST_TEST(!capped.on_plateau);
+  // Not yet decided before step 800, and never for a fixed budget.
+  halving.resize(7);
+  BOOST_TEST(nm::cooldown_of(curve(halving), o).start == 0);
+  o.max_steps = 0;
+  BOOST_TEST(nm::cooldown_of(flat, o).start == 0);
+}
+
+BOOST_AUTO_TEST_CASE(training_until_the_plateau_cools_down_there_within_the_budget) {
   Small s;
   s.options.steps = 200;
   s.options.max_steps = 4000;
+  s.options.warmup = 20;
   s.options.plateau_tolerance = 0.5;  // generous, so that this small run stops early
   const nm::TrainResult r = nm::train(s.model, *s.task, s.options);
   BOOST_TEST((r.status == nm::RunStatus::kConverged));
-  BOOST_TEST(r.steps_done >= 200);
-  BOOST_TEST(r.steps_done < 4000);
-  BOOST_TEST(nm::plateaued(r.curve, 0.5));
+  BOOST_TEST(r.cooldown.on_plateau);
+  BOOST_TEST(r.cooldown.start >= 200);
+  BOOST_TEST(r.cooldown.start <= s.options.cooldown_cap());
+  BOOST_TEST(r.steps_done == r.cooldown.start + (r.cooldown.start + 3) / 4);
+  BOOST_TEST(r.steps_done == r.cooldown.end);
+  // The learning rate held its peak up to the cool-down and ends at the floor (0).
+  std::size_t before = 0;
+  for (const nm::CurvePoint& p : r.curve) {
+    if (p.step > r.cooldown.start) continue;
+    ++before;
+    BOOST_TEST(p.learning_rate == s.options.adam.learning_rate);
+  }
+  BOOST_TEST(nm::plateaued(std::span(r.curve).first(before), 0.5));
+  BOOST_TEST(r.curve.back().step == r.steps_done);
+  BOOST_TEST(r.curve.back().learning_rate == 0.0);
   // Without --until-plateau the budget is the step count, whatever the curve says.
   s.options.max_steps = 0;
   s.options.plateau_tolerance = 0;  // nothing is a plateau
   const nm::TrainResult fixed = nm::train(s.model, *s.task, s.options);
   BOOST_TEST(fixed.steps_done == 200);
+  BOOST_TEST(fixed.cooldown.start == 0);
   BOOST_TEST((fixed.status == nm::RunStatus::kBudgetReached));
-  s.options.max_steps = 100;  // below the step count
+  s.options.max_steps = 240;  // no room for a cool-down after 200 steps
   BOOST_CHECK_THROW(nm::train(s.model, *s.task, s.options), infoflow::InputError);
+}
+
+BOOST_AUTO_TEST_CASE(a_run_without_a_plateau_cools_down_at_the_cap_and_is_not_converged) {
+  Small s;
+  s.options.steps = 100;
+  s.options.max_steps = 500;  // the cap: step 400, then 100 steps of cool-down
+  s.options.plateau_tolerance = 0;  // nothing is a plateau
+  const nm::TrainResult r = nm::train(s.model, *s.task, s.options);
+  BOOST_TEST(r.cooldown.start == 400);
+  BOOST_TEST(!r.cooldown.on_plateau);
+  BOOST_TEST(r.steps_done == 500);
+  BOOST_TEST((r.status == nm::RunStatus::kBudgetReached));
+}
+
+BOOST_AUTO_TEST_CASE(a_run_stopped_in_its_cool_down_resumes_bitwise) {
+  const TempDir temp;
+  Small s;
+  s.options.steps = 100;
+  s.options.max_steps = 500;
+  s.options.plateau_tolerance = 0;  // the cool-down runs over steps 401..500
+  s.options.checkpoint_every = 50;
+  s.options.checkpoint = temp.dir() / "whole.ckpt";
+  const nm::TrainResult whole = nm::train(s.model, *s.task, s.options);
+  s.options.checkpoint = temp.dir() / "stopped.ckpt";
+  BOOST_CHECK_THROW(nm::train(s.model, *s.task, s.options,
+                              [](const nm::Progress& p) {
+                                if (p.step >= 470) throw Stop();
+                              }),
+                    Stop);
+  // Stopped half way through the cool-down.
+  BOOST_TEST(nm::load_checkpoint(s.options.checkpoint).steps_done == 450);
+  const nm::TrainResult resumed = nm::train(s.model, *s.task, s.options);
+  BOOST_TEST(resumed.resumed_from == 450);
+  BOOST_TEST(resumed.cooldown.start == whole.cooldown.start);
+  BOOST_TEST_REQUIRE(resumed.curve.size() == whole.curve.size());
+  for (std::size_t i = 0; i < whole.curve.size(); ++i)
+    BOOST_TEST(resumed.curve[i].validation_nmse == whole.curve[i].validation_nmse);
+  const nm::Checkpoint a = nm::load_checkpoint(temp.dir() / "whole.ckpt");
+  const nm::Checkpoint b = nm::load_checkpoint(s.options.checkpoint);
+  BOOST_TEST((a.parameters == b.parameters));
+  BOOST_TEST((a.second_moment == b.second_moment));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -19,6 +19,21 @@ BOOST_AUTO_TEST_CASE(schedule_warms_up_linearly_then_follows_the_cosine) {
   BOOST_TEST(s.at(12) == 0.1, tt::tolerance(1e-15));  // the last step ends at the floor
 }
 
+BOOST_AUTO_TEST_CASE(schedule_holds_the_peak_until_the_cool_down) {
+  // Warm-up over 2 steps, the peak held through step 5, a cosine over steps 6..10.
+  const nm::Schedule s{1.0, 2, 11, 0.0, 6};
+  BOOST_TEST(s.at(0) == 0.5, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(2) == 1.0, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(5) == 1.0, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(6) == 1.0, tt::tolerance(1e-15));   // the cosine's first step
+  BOOST_TEST(s.at(8) == 0.5, tt::tolerance(1e-15));   // half way
+  BOOST_TEST(s.at(10) == 0.0, tt::tolerance(1e-15));  // the floor at the last step
+  // A hold inside the warm-up changes nothing: the cosine starts after the warm-up.
+  const nm::Schedule plain{1.0, 4, 13, 0.1};
+  const nm::Schedule early{1.0, 4, 13, 0.1, 2};
+  for (nm::Index step = 0; step < 13; ++step) BOOST_TEST(plain.at(step) == early.at(step));
+}
+
 BOOST_AUTO_TEST_CASE(first_adamw_step_moves_each_weight_by_the_learning_rate) {
   // After one step m/(1-b1) = g and sqrt(v/(1-b2)) = |g|: p <- p (1 - lr wd) - lr g / (|g| + eps).
   nm::ModelConfig c;

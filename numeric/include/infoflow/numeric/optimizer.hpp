@@ -23,13 +23,16 @@ struct AdamWOptions {
   double weight_decay = 1e-2;
 };
 
-/// Linear warm-up over `warmup` steps to the peak, then a cosine down to min_ratio * peak at
-/// the last step.
+/// Linear warm-up over `warmup` steps to the peak, held at the peak until step `hold`, then a
+/// cosine down to min_ratio * peak at the last step (`total` - 1). With hold <= warmup the
+/// cosine starts right after the warm-up; training until the plateau holds the peak until the
+/// plateau test starts its cool-down (train.hpp).
 struct Schedule {
   double peak = 1e-3;
   Index warmup = 0;
   Index total = 1;
   double min_ratio = 0;
+  Index hold = 0;
   /// The learning rate of step `step` (0-based).
   [[nodiscard]] double at(Index step) const;
 };

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,13 @@ struct TrainOptions {
   Index threads = 0;  ///< 0: all cores
   Index chunks = 2;   ///< fixed pieces of each batch (the parallel grain)
   Precision precision = Precision::kFloat32;
-  /// The plateau test (see plateaued()): a run has converged when its best validation NMSE
-  /// improved by less than this fraction over the last quarter of its steps.
+  /// The plateau test (see plateaued()): a fixed-budget run has converged when its best
+  /// validation NMSE improved by less than this fraction over the last quarter of its steps;
+  /// training until the plateau applies it at the peak learning rate (see Cooldown).
   double plateau_tolerance = 0.1;
-  /// 0: train exactly `steps`. Else train until the plateau test holds, from `steps` on, at
-  /// most `max_steps`; the learning-rate schedule then spans `max_steps`.
+  /// 0: train exactly `steps` on the cosine schedule. Else train until the plateau, at most
+  /// `max_steps` (see Cooldown): the learning rate holds at its peak until the plateau test
+  /// holds, then cools down.
   Index max_steps = 0;
   /// Where to keep the run's checkpoint (empty: none); written every `checkpoint_every` steps
   /// and at the end, and resumed from if it exists. `checkpoint_tag` names the configuration
@@ -58,6 +61,9 @@ struct TrainOptions {
   [[nodiscard]] Index eval_interval() const;
   /// The most steps the run may take: max_steps if set, else steps.
   [[nodiscard]] Index budget() const;
+  /// Training until the plateau: the last step at which the cool-down may start, 4/5 of
+  /// max_steps, so that a cool-down of a quarter of the steps before it fits in the budget.
+  [[nodiscard]] Index cooldown_cap() const;
 };
 
 struct CurvePoint {
@@ -78,7 +84,23 @@ RunStatus parse_run_status(std::string_view text);
 /// The plateau test on a learning curve: with S the last evaluated step, the best validation
 /// NMSE up to step S improved on the best up to 3S/4 by less than `tolerance` of the latter.
 /// False when no evaluation lies at or before 3S/4.
-bool plateaued(const std::vector<CurvePoint>& curve, double tolerance);
+bool plateaued(std::span<const CurvePoint> curve, double tolerance);
+
+/// Training until the plateau (max_steps > 0) runs in two phases. After the warm-up the
+/// learning rate holds at its peak, and the run is evaluated; at the first evaluation from
+/// `steps` on where the plateau test holds, or at the cap (cooldown_cap()) if none did, a
+/// cosine cool-down of a quarter of the steps done so far takes the learning rate to its floor,
+/// and the run ends. It converged if the plateau, not the cap, started the cool-down: at the
+/// peak learning rate it had stopped improving, and the cool-down takes it to the floor of its
+/// gradient noise (a plateau judged at a high learning rate alone is that noise's level).
+struct Cooldown {
+  Index start = 0;  ///< the first step of the cool-down (0: not started)
+  Index end = 0;    ///< the run's last step, counted from 1
+  bool on_plateau = false;
+};
+/// The cool-down a run's curve has started, a function of the curve alone, so that a resumed
+/// run takes the same decision. For fixed-budget options (max_steps 0): none.
+Cooldown cooldown_of(std::span<const CurvePoint> curve, const TrainOptions& options);
 
 struct TrainResult {
   RunStatus status = RunStatus::kBudgetReached;
@@ -97,6 +119,7 @@ struct TrainResult {
   std::string task_name;
   std::string task_description;
   Index resumed_from = 0;  ///< the step of the checkpoint it resumed from (0: a fresh start)
+  Cooldown cooldown;       ///< training until the plateau: where the cool-down started and why
 
   [[nodiscard]] double seconds_per_step() const {
     return steps_done > 0 ? seconds_training / static_cast<double>(steps_done) : 0.0;
