@@ -1,6 +1,6 @@
 # `cmake --install`: the libraries and their headers with exported targets (infoflow::core,
 # infoflow::symbolic, infoflow::targets, infoflow::numeric, infoflow::theorems,
-# infoflow::report) and a package config file, the command, the catalogue and the shipped
+# infoflow::experiments, infoflow::report) and a package config file, the command, the catalogue and the shipped
 # experiment specifications; the Python package is installed by python/CMakeLists.txt.
 #
 #   find_package(infoflow 0.1 REQUIRED)
@@ -10,7 +10,7 @@ include(CMakePackageConfigHelpers)
 
 set_target_properties(infoflow_core PROPERTIES EXPORT_NAME core)
 set(infoflow_libraries infoflow_core infoflow_symbolic infoflow_targets infoflow_numeric
-    infoflow_theorems infoflow_report)
+    infoflow_theorems infoflow_experiments infoflow_report)
 install(TARGETS ${infoflow_libraries} EXPORT infoflowTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
@@ -35,6 +35,8 @@ install(FILES "${PROJECT_BINARY_DIR}/infoflowConfig.cmake"
 install(DIRECTORY theorems/catalogue/ DESTINATION "${INFOFLOW_INSTALL_CATALOGUE}"
   COMPONENT runtime FILES_MATCHING PATTERN "*.toml")
 install(DIRECTORY experiments/ DESTINATION "${CMAKE_INSTALL_DATADIR}/infoflow/experiments"
-  COMPONENT runtime FILES_MATCHING PATTERN "*.toml" PATTERN "results" EXCLUDE)
+  COMPONENT runtime FILES_MATCHING PATTERN "*.toml" PATTERN "results" EXCLUDE
+  # The library's sources share the folder; they are not data.
+  PATTERN "src" EXCLUDE PATTERN "include" EXCLUDE)
 install(FILES targets/targets.toml DESTINATION "${CMAKE_INSTALL_DATADIR}/infoflow"
   COMPONENT runtime)

@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "infoflow/core/error.hpp"
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/experiments/results.hpp"
+#include "infoflow/experiments/spec.hpp"
 #include "infoflow/symbolic/expression.hpp"
 #include "infoflow/symbolic/rate.hpp"
 #include "infoflow/targets/formula.hpp"
@@ -65,13 +66,13 @@ void targets(std::string_view data) {
 }
 
 void experiment(std::string_view data) {
-  (void)numeric::ExperimentSpec::load(write("spec.toml", data));
+  (void)experiments::ExperimentSpec::load(write("spec.toml", data));
 }
 
 void results(std::string_view data) {
   const fs::path file = write("results.jsonl", data);
-  (void)numeric::ResultStore(file).read();
-  (void)numeric::merge_results({file, file}, scratch() / "merged.jsonl");
+  (void)experiments::ResultStore(file).read();
+  (void)experiments::merge_results({file, file}, scratch() / "merged.jsonl");
 }
 
 const std::vector<std::pair<std::string, Input>>& kinds() {

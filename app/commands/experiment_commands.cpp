@@ -9,10 +9,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/experiments/cross_check.hpp"
+#include "infoflow/experiments/reported.hpp"
+#include "infoflow/experiments/results.hpp"
+#include "infoflow/experiments/spec.hpp"
+#include "infoflow/experiments/sweep.hpp"
+#include "infoflow/experiments/verification.hpp"
 #include "infoflow/report/experiment_report.hpp"
-#include "infoflow/report/reported.hpp"
-#include "infoflow/report/verification.hpp"
+#include "infoflow/report/verification_text.hpp"
 #include "infoflow/theorems/engine.hpp"
 
 #include "commands/commands.hpp"
@@ -30,7 +34,7 @@ fs::path experiments_directory() {
 }
 
 /// Specs by file or by shipped name; every one is loaded (and so validated) before any runs.
-std::vector<numeric::ExperimentSpec> load_specs(const std::vector<std::string>& names) {
+std::vector<experiments::ExperimentSpec> load_specs(const std::vector<std::string>& names) {
   std::vector<fs::path> files;
   if (names.empty()) {
     for (const fs::directory_entry& e : fs::directory_iterator(experiments_directory())) {
@@ -43,8 +47,8 @@ std::vector<numeric::ExperimentSpec> load_specs(const std::vector<std::string>& 
     files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(shipped) ? fs::path(n)
                                                                             : shipped);
   }
-  std::vector<numeric::ExperimentSpec> specs;
-  for (const fs::path& f : files) specs.push_back(numeric::ExperimentSpec::load(f));
+  std::vector<experiments::ExperimentSpec> specs;
+  for (const fs::path& f : files) specs.push_back(experiments::ExperimentSpec::load(f));
   return specs;
 }
 
@@ -65,25 +69,25 @@ struct Common {
     cmd->add_option("--results", results, "the folder of results files, NAME.jsonl each")
         ->capture_default_str();
   }
-  [[nodiscard]] numeric::ResultStore store(const numeric::ExperimentSpec& s) const {
-    return numeric::ResultStore(fs::path(results) / (s.name + ".jsonl"));
+  [[nodiscard]] experiments::ResultStore store(const experiments::ExperimentSpec& s) const {
+    return experiments::ResultStore(fs::path(results) / (s.name + ".jsonl"));
   }
 };
 
-void sweep(const std::vector<numeric::ExperimentSpec>& specs, const Common& c,
-           const numeric::SweepOptions& base) {
-  for (const numeric::ExperimentSpec& s : specs) {
+void sweep(const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
+           const experiments::SweepOptions& base) {
+  for (const experiments::ExperimentSpec& s : specs) {
     if (std::find(s.profiles.begin(), s.profiles.end(), c.profile) == s.profiles.end()) {
       throw InputError(SourceLocation{s.file.string(), 0, 0},
                        "experiment " + s.name + " has no profile '" + c.profile + "'");
     }
   }
-  for (const numeric::ExperimentSpec& s : specs) {
-    numeric::SweepOptions o = base;
+  for (const experiments::ExperimentSpec& s : specs) {
+    experiments::SweepOptions o = base;
     o.profile = c.profile;
-    std::function<void(const numeric::SweepProgress&)> progress;
+    std::function<void(const experiments::SweepProgress&)> progress;
     if (on_terminal()) {
-      progress = [&s](const numeric::SweepProgress& p) {
+      progress = [&s](const experiments::SweepProgress& p) {
         const double eta = p.done > 0 ? p.seconds / static_cast<double>(p.done) *
                                             static_cast<double>(p.total - p.done)
                                       : 0;
@@ -94,7 +98,7 @@ void sweep(const std::vector<numeric::ExperimentSpec>& specs, const Common& c,
                   << std::flush;
       };
     }
-    const numeric::SweepSummary r = numeric::run_sweep(s, c.store(s), o, progress);
+    const experiments::SweepSummary r = experiments::run_sweep(s, c.store(s), o, progress);
     if (progress) std::cerr << "\r\033[K";
     for (const std::string& w : r.warnings) std::cerr << "infoflow: warning: " << w << "\n";
     std::cout
@@ -107,16 +111,16 @@ void sweep(const std::vector<numeric::ExperimentSpec>& specs, const Common& c,
   }
 }
 
-std::vector<report::ExperimentResult> verify_all(const std::vector<numeric::ExperimentSpec>& specs,
-                                                 const Common& c,
-                                                 const theorems::Catalogue& catalogue) {
+std::vector<experiments::ExperimentResult> verify_all(
+    const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
+    const theorems::Catalogue& catalogue) {
   theorems::Engine engine(catalogue);
-  std::vector<report::ExperimentResult> out;
-  for (const numeric::ExperimentSpec& s : specs) {
+  std::vector<experiments::ExperimentResult> out;
+  for (const experiments::ExperimentSpec& s : specs) {
     std::vector<std::string> warnings;
-    const std::vector<numeric::RunRecord> records = c.store(s).read(&warnings);
+    const std::vector<experiments::RunRecord> records = c.store(s).read(&warnings);
     for (const std::string& w : warnings) std::cerr << "infoflow: warning: " << w << "\n";
-    report::ExperimentResult r = report::verify(s, c.profile, records, engine);
+    experiments::ExperimentResult r = experiments::verify(s, c.profile, records, engine);
     // The shipped full results, where they exist, are the better evidence: a quick verdict
     // that differs from theirs says so.
     const fs::path shipped = s.file.parent_path() / "results" / "full" / (s.name + ".jsonl");
@@ -124,11 +128,11 @@ std::vector<report::ExperimentResult> verify_all(const std::vector<numeric::Expe
         std::find(s.profiles.begin(), s.profiles.end(), "full") != s.profiles.end();
     if (c.profile != "full" && has_full && fs::is_regular_file(shipped) &&
         fs::absolute(shipped) != fs::absolute(c.store(s).file())) {
-      report::cross_check(r, report::verify(s, "full", numeric::ResultStore(shipped).read(),
-                                            engine));
+      experiments::cross_check(
+          r, experiments::verify(s, "full", experiments::ResultStore(shipped).read(), engine));
     }
-    if (const std::optional<report::ReportedValues> paper = report::reported_for(s)) {
-      r.reported = report::compare_with_reported(r, *paper);
+    if (const std::optional<experiments::ReportedValues> paper = experiments::reported_for(s)) {
+      r.reported = experiments::compare_with_reported(r, *paper);
       r.reported_source = paper->provenance + ": " + paper->paper;
     }
     out.push_back(std::move(r));
@@ -156,16 +160,16 @@ void add_sweep(CLI::App& app, Context&) {
   cmd->add_option("--workers", *workers, "runs side by side (0: one per core)")
       ->check(CLI::Range(numeric::Index{0}, numeric::Index{1024}))
       ->capture_default_str();
-  auto every = std::make_shared<numeric::Index>(numeric::SweepOptions{}.checkpoint_every);
+  auto every = std::make_shared<numeric::Index>(experiments::SweepOptions{}.checkpoint_every);
   cmd->add_option("--checkpoint-every", *every,
                   "steps between checkpoints of a run in progress, in RESULTS/checkpoints/ "
                   "(0: none); the next sweep resumes from them")
       ->capture_default_str();
   cmd->callback([c, shard, where, workers, every] {
-    numeric::SweepOptions o;
-    std::tie(o.shard, o.shards) = numeric::parse_shard(*shard);
+    experiments::SweepOptions o;
+    std::tie(o.shard, o.shards) = experiments::parse_shard(*shard);
     for (const std::string& w : *where) {
-      auto [label, value] = numeric::parse_where(w);
+      auto [label, value] = experiments::parse_where(w);
       o.where[label].insert(value);
     }
     o.workers = *workers;
@@ -184,10 +188,10 @@ void add_merge(CLI::App& app, Context&) {
   cmd->add_option("-o,--output", *output, "the merged file (written atomically)")->required();
   cmd->callback([inputs, output] {
     std::vector<fs::path> files(inputs->begin(), inputs->end());
-    for (const std::string& w : numeric::merge_results(files, *output))
+    for (const std::string& w : experiments::merge_results(files, *output))
       std::cerr << "infoflow: warning: " << w << "\n";
     std::cout << fmt::format("merged {} files into {} ({} runs)\n", files.size(), *output,
-                             numeric::ResultStore(*output).read().size());
+                             experiments::ResultStore(*output).read().size());
   });
 }
 
@@ -202,18 +206,18 @@ void add_verify(CLI::App& app, Context& ctx) {
   add_format_option(cmd, *format, {"text", "json"}, /*json_alias=*/true);
   add_output_option(cmd, *output);
   cmd->callback([&ctx, c, format, output] {
-    const std::vector<numeric::ExperimentSpec> specs = load_specs(c->experiments);
+    const std::vector<experiments::ExperimentSpec> specs = load_specs(c->experiments);
     const theorems::Catalogue catalogue = ctx.load();
-    const std::vector<report::ExperimentResult> results = verify_all(specs, *c, catalogue);
+    const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
-      for (const report::ExperimentResult& r : results) {
+      for (const experiments::ExperimentResult& r : results) {
         nlohmann::json claims = nlohmann::json::array();
-        for (const report::Claim& cl : r.claims) {
+        for (const experiments::Claim& cl : r.claims) {
           claims.push_back({{"group", cl.group},
                             {"predicted", cl.prediction},
                             {"measured", cl.measured},
-                            {"verdict", report::to_text(cl.verdict)},
+                            {"verdict", experiments::to_text(cl.verdict)},
                             {"why", cl.why},
                             {"cross_check", cl.cross_check}});
         }
@@ -227,7 +231,7 @@ void add_verify(CLI::App& app, Context& ctx) {
       return;
     }
     std::string out;
-    for (const report::ExperimentResult& r : results) out += report::verification_text(r);
+    for (const experiments::ExperimentResult& r : results) out += report::verification_text(r);
     emit(out, *output);
   });
 }
@@ -245,18 +249,18 @@ void add_report(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
   cmd->callback([&ctx, c, output, no_sweep, no_compile] {
-    const std::vector<numeric::ExperimentSpec> specs = load_specs(c->experiments);
+    const std::vector<experiments::ExperimentSpec> specs = load_specs(c->experiments);
     const theorems::Catalogue catalogue = ctx.load();
-    if (!*no_sweep) sweep(specs, *c, numeric::SweepOptions{});
-    const std::vector<report::ExperimentResult> results = verify_all(specs, *c, catalogue);
+    if (!*no_sweep) sweep(specs, *c, experiments::SweepOptions{});
+    const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     const report::ReportFiles files = report::write_report(*output, results, !*no_compile, &catalogue);
     std::string summary;
-    for (const report::ExperimentResult& r : results) {
+    for (const experiments::ExperimentResult& r : results) {
       long agree = 0;
       long disagree = 0;
-      for (const report::Claim& cl : r.claims) {
-        agree += cl.verdict == report::Agreement::kAgrees ? 1 : 0;
-        disagree += cl.verdict == report::Agreement::kDisagrees ? 1 : 0;
+      for (const experiments::Claim& cl : r.claims) {
+        agree += cl.verdict == experiments::Agreement::kAgrees ? 1 : 0;
+        disagree += cl.verdict == experiments::Agreement::kDisagrees ? 1 : 0;
       }
       summary += fmt::format("  {}: {} claims, {} agree, {} disagree, {} inconclusive\n", r.name,
                              r.claims.size(), agree, disagree,

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/experiments.hpp"
 #include "infoflow/numeric.hpp"
 #include "infoflow/report.hpp"
 #include "infoflow/symbolic/compare.hpp"
@@ -756,7 +757,7 @@ py::dict train(const py::dict& kwargs) {
 // ---------------------------------------------------------------------------------------------
 // Experiments: sweep, merge, read, verify
 
-std::vector<numeric::ExperimentSpec> load_specs(const std::vector<std::string>& names,
+std::vector<experiments::ExperimentSpec> load_specs(const std::vector<std::string>& names,
                                                 const std::string& experiments_dir) {
   std::vector<fs::path> files;
   if (names.empty()) {
@@ -770,8 +771,8 @@ std::vector<numeric::ExperimentSpec> load_specs(const std::vector<std::string>& 
     files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(shipped) ? fs::path(n)
                                                                             : shipped);
   }
-  std::vector<numeric::ExperimentSpec> specs;
-  for (const fs::path& f : files) specs.push_back(numeric::ExperimentSpec::load(f));
+  std::vector<experiments::ExperimentSpec> specs;
+  for (const fs::path& f : files) specs.push_back(experiments::ExperimentSpec::load(f));
   return specs;
 }
 
@@ -782,34 +783,34 @@ py::list sweep(const std::vector<std::string>& experiments, const std::string& e
   const std::string results = o.text("results", "results");
   const std::string shard = o.text("shard", "0/1");
   const std::vector<std::string> where = o.texts("where");
-  numeric::SweepOptions base;
+  experiments::SweepOptions base;
   base.workers = o.integer("workers", 0);
   base.checkpoint_every = o.integer("checkpoint_every", base.checkpoint_every);
   o.finish();
   if (base.workers < 0 || base.workers > 1024)
     throw InputError("workers must be 0 (one per core) to 1024");
   if (base.checkpoint_every < 0) throw InputError("checkpoint_every must be 0 (none) or positive");
-  std::tie(base.shard, base.shards) = numeric::parse_shard(shard);
+  std::tie(base.shard, base.shards) = experiments::parse_shard(shard);
   for (const std::string& w : where) {
-    auto [label, value] = numeric::parse_where(w);
+    auto [label, value] = experiments::parse_where(w);
     base.where[label].insert(value);
   }
-  const std::vector<numeric::ExperimentSpec> specs = load_specs(experiments, experiments_dir);
-  for (const numeric::ExperimentSpec& s : specs) {
+  const std::vector<experiments::ExperimentSpec> specs = load_specs(experiments, experiments_dir);
+  for (const experiments::ExperimentSpec& s : specs) {
     if (std::find(s.profiles.begin(), s.profiles.end(), profile) == s.profiles.end()) {
       throw InputError(SourceLocation{s.file.string(), 0, 0},
                        "experiment " + s.name + " has no profile '" + profile + "'");
     }
   }
   py::list out;
-  for (const numeric::ExperimentSpec& s : specs) {
-    numeric::SweepOptions opt = base;
+  for (const experiments::ExperimentSpec& s : specs) {
+    experiments::SweepOptions opt = base;
     opt.profile = profile;
-    const numeric::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
-    numeric::SweepSummary r;
+    const experiments::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
+    experiments::SweepSummary r;
     {
       py::gil_scoped_release release;
-      r = numeric::run_sweep(s, store, opt);
+      r = experiments::run_sweep(s, store, opt);
     }
     py::dict d;
     d["experiment"] = s.name;
@@ -831,11 +832,11 @@ py::dict merge(const std::vector<std::string>& inputs, const std::string& output
   std::vector<std::string> warnings;
   {
     py::gil_scoped_release release;
-    warnings = numeric::merge_results(files, output);
+    warnings = experiments::merge_results(files, output);
   }
   py::dict d;
   d["output"] = output;
-  d["runs"] = numeric::ResultStore(output).read().size();
+  d["runs"] = experiments::ResultStore(output).read().size();
   d["warnings"] = warnings;
   return d;
 }
@@ -845,9 +846,10 @@ py::dict read_results(const std::string& file) {
   if (!fs::is_regular_file(file))
     throw InputError(SourceLocation{file, 0, 0}, "no such results file");
   std::vector<std::string> warnings;
-  const std::vector<numeric::RunRecord> records = numeric::ResultStore(file).read(&warnings);
+  const std::vector<experiments::RunRecord> records =
+      experiments::ResultStore(file).read(&warnings);
   py::list rows;
-  for (const numeric::RunRecord& r : records) {
+  for (const experiments::RunRecord& r : records) {
     py::dict d;
     d["key"] = r.key;
     d["experiment"] = r.experiment;
@@ -888,25 +890,25 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   if (format != "data" && format != "text" && format != "latex")
     throw py::value_error("verify(): format must be 'data', 'text' or 'latex', got '" + format +
                           "'");
-  const std::vector<numeric::ExperimentSpec> specs = load_specs(experiments, experiments_dir);
+  const std::vector<experiments::ExperimentSpec> specs = load_specs(experiments, experiments_dir);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   py::list out;
-  for (const numeric::ExperimentSpec& s : specs) {
-    const numeric::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
+  for (const experiments::ExperimentSpec& s : specs) {
+    const experiments::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
     std::vector<std::string> warnings;
-    const std::vector<numeric::RunRecord> records = store.read(&warnings);
-    report::ExperimentResult r = report::verify(s, profile, records, engine);
+    const std::vector<experiments::RunRecord> records = store.read(&warnings);
+    experiments::ExperimentResult r = experiments::verify(s, profile, records, engine);
     const fs::path shipped = s.file.parent_path() / "results" / "full" / (s.name + ".jsonl");
     const bool has_full =
         std::find(s.profiles.begin(), s.profiles.end(), "full") != s.profiles.end();
     if (profile != "full" && has_full && fs::is_regular_file(shipped) &&
         fs::absolute(shipped) != fs::absolute(store.file())) {
-      report::cross_check(r,
-                          report::verify(s, "full", numeric::ResultStore(shipped).read(), engine));
+      experiments::cross_check(
+          r, experiments::verify(s, "full", experiments::ResultStore(shipped).read(), engine));
     }
-    if (const std::optional<report::ReportedValues> paper = report::reported_for(s)) {
-      r.reported = report::compare_with_reported(r, *paper);
+    if (const std::optional<experiments::ReportedValues> paper = experiments::reported_for(s)) {
+      r.reported = experiments::compare_with_reported(r, *paper);
       r.reported_source = paper->provenance + ": " + paper->paper;
     }
     if (format == "text") {
@@ -918,12 +920,12 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
       continue;
     }
     py::list claims;
-    for (const report::Claim& c : r.claims) {
+    for (const experiments::Claim& c : r.claims) {
       py::dict d;
       d["group"] = c.group;
       d["predicted"] = c.prediction;
       d["measured"] = c.measured;
-      d["verdict"] = report::to_text(c.verdict);
+      d["verdict"] = experiments::to_text(c.verdict);
       d["why"] = c.why;
       d["cross_check"] = c.cross_check;
       claims.append(d);

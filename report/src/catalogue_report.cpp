@@ -48,6 +48,28 @@ std::string bound_latex(const Entry& e) {
   return std::string(landau) + "\\left(" + symbolic::to_latex(e.rate_written) + "\\right)";
 }
 
+std::string entry_statement_text(const Entry& e) {
+  std::string statement;
+  for (const WrittenRelation& h : e.hypotheses)
+    statement += (statement.empty() ? "" : ", ") + symbolic::to_text(h.relation);
+  const std::string provenance = theorems::to_text(e.provenance);
+  const std::string source = e.source == provenance ? provenance : provenance + ", " + e.source;
+  return fmt::format(
+      "{} ({}): {} {}", e.id, source, statement.empty() ? "always" : "where " + statement,
+      e.rate.print(e.kind == theorems::Kind::kLower ? symbolic::Landau::kOmega
+                                                    : symbolic::Landau::kBigO));
+}
+
+std::string entry_statement_latex(const Entry& e) {
+  std::string hypotheses;
+  for (const WrittenRelation& h : e.hypotheses)
+    hypotheses += (hypotheses.empty() ? "$" : ", $") + symbolic::to_latex(h.relation) + "$";
+  const std::string provenance = theorems::to_text(e.provenance);
+  const std::string source = e.source == provenance ? provenance : provenance + ", " + e.source;
+  return fmt::format("{} ({}): ${}$ {}", latex_identifier(e.id), latex_escape(source),
+                     bound_latex(e), hypotheses.empty() ? "always" : "where " + hypotheses);
+}
+
 std::string latex_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {

@@ -13,6 +13,7 @@
 
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/report/catalogue_report.hpp"
+#include "infoflow/report/verification_text.hpp"
 #include "infoflow/symbolic/rate.hpp"
 
 #include <unistd.h>
@@ -20,6 +21,14 @@
 namespace infoflow::report {
 
 namespace fs = std::filesystem;
+using experiments::Agreement;
+using experiments::Claim;
+using experiments::Confrontation;
+using experiments::Efficiency;
+using experiments::ExperimentResult;
+using experiments::PaperComparison;
+using experiments::RunRow;
+using experiments::Series;
 
 namespace {
 
@@ -184,11 +193,11 @@ std::string figure_pgfplots(const ExperimentResult& r) {
           "{{10^({:.6f})*x^({:.6f})}};\n",
           colour, s.x.front(), s.x.back(), s.fit.intercept, s.fit.slope);
     }
-    if (r.claim_kind == "exponent" && s.x.size() >= 2) {
+    if (s.predicted_slope && s.x.size() >= 2) {
       out += fmt::format(
           "\\addplot[{}, dotted, thick, domain={:g}:{:g}, samples=2, forget plot] "
           "{{{:.6e}*(x/{:g})^({:.6f})}};\n",
-          colour, s.x.front(), s.x.back(), s.median.front(), s.x.front(), s.predicted_slope);
+          colour, s.x.front(), s.x.back(), s.median.front(), s.x.front(), *s.predicted_slope);
     }
   }
   // The lines drawn for every series (fit, its band, the predicted slope) have one legend entry
@@ -197,7 +206,7 @@ std::string figure_pgfplots(const ExperimentResult& r) {
   bool any_predicted = false;
   for (const Series& s : r.series) {
     any_fit = any_fit || (s.has_fit && s.x.size() >= 2);
-    any_predicted = any_predicted || (r.claim_kind == "exponent" && s.x.size() >= 2);
+    any_predicted = any_predicted || (s.predicted_slope && s.x.size() >= 2);
   }
   if (any_fit) {
     out += "\\addlegendimage{black, dashed}\n\\addlegendentry{least-squares fit of log NMSE}\n"
@@ -337,7 +346,8 @@ std::string confrontation_table_latex(const ExperimentResult& r) {
     for (const std::string& arch : grid.architectures.at(panel)) {
       const std::string entry =
           across_lengths(grid, panel, arch, [](const Confrontation& c) {
-            return c.entry.rfind("no claim", 0) == 0 ? std::string("no claim") : c.entry;
+            return c.entry == Efficiency::kUndecided ? std::string("no claim")
+                                                     : entry_claim_text(c);
           });
       out += latex_escape(arch) + " & " +
              latex_escape(across_lengths(grid, panel, arch,
@@ -349,15 +359,15 @@ std::string confrontation_table_latex(const ExperimentResult& r) {
           out += " & --";
           continue;
         }
-        const bool inconclusive = c->measured != "efficient" && c->measured != "not efficient";
-        std::string mark = inconclusive                    ? "?"
-                           : c->measured == "efficient"    ? "E"
-                                                           : "N";
+        const bool inconclusive = c->measured == Efficiency::kUndecided;
+        std::string mark = inconclusive                              ? "?"
+                           : c->measured == Efficiency::kEfficient ? "E"
+                                                                   : "N";
         if (c->entry_contradicted) mark = "\\textbf{" + mark + "}$^{*}$";
         if (c->engine_contradicted) mark += "$^{\\dagger}$";
         out += fmt::format(" & {:.1e} ({}/{}) {}", c->median, c->converged, c->seeds, mark);
         if (inconclusive) {
-          const std::string why = c->measured.substr(c->measured.find(':') + 2);
+          const std::string& why = c->measured_reason;
           const std::string where = fmt::format("{} at T = {}", arch, t);
           auto it = std::find_if(reasons.begin(), reasons.end(),
                                  [&](const auto& x) { return x.first == why; });
@@ -447,10 +457,11 @@ std::string confrontations_csv(const std::vector<ExperimentResult>& results) {
   for (const ExperimentResult& r : results) {
     for (const Confrontation& c : r.confrontations) {
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.name, r.profile,
-                         csv_field(r.confronted), csv_field(c.group), csv_field(c.architecture),
-                         csv_field(c.engine), csv_field(c.entry),
+                         csv_field(entry_statement_text(*r.confronted)),
+                         csv_field(c.group), csv_field(c.architecture), csv_field(c.engine),
+                         csv_field(entry_claim_text(c)),
                          std::isfinite(c.median) ? fmt::format("{:.6e}", c.median) : "",
-                         c.seeds, c.converged, csv_field(c.measured), c.entry_contradicted,
+                         c.seeds, c.converged, csv_field(measured_text(c)), c.entry_contradicted,
                          c.engine_contradicted);
     }
   }
@@ -464,8 +475,8 @@ std::string results_csv(const std::vector<ExperimentResult>& results) {
   for (const ExperimentResult& r : results) {
     for (const RunRow& row : r.rows) {
       out += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}\n", r.name, r.profile,
-                         csv_field(labels_text(row.labels)), row.status,
-                         row.status == "missing" ? "" : fmt::format("{:.6e}", row.best_nmse),
+                         csv_field(labels_text(row.labels)), status_text(row),
+                         row.status ? fmt::format("{:.6e}", row.best_nmse) : "",
                          row.parameters, row.parameters_theory, row.seconds,
                          csv_field(row.predicted_verdict), csv_field(row.predicted_rate));
     }
@@ -541,7 +552,7 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
     if (!r.reported.empty()) doc += reported_table_latex(r);
     if (confronted) {
       doc += "\\noindent Architecture by architecture, the engine's verdict, that of " +
-             r.confronted_latex +
+             entry_statement_latex(*r.confronted) +
              ", and the measured one (rule: docs/experiments.md, ``Confronting an entry''):\n" +
              confrontation_table_latex(r);
     }

@@ -13,7 +13,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/numeric/build.hpp"
 #include "infoflow/numeric/tasks.hpp"
 
 namespace nm = infoflow::numeric;

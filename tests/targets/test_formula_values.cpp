@@ -14,7 +14,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "infoflow/core/random.hpp"
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/numeric/build.hpp"
 #include "infoflow/targets/evaluator.hpp"
 
 namespace tg = infoflow::targets;

@@ -4,9 +4,9 @@
 /// \file
 /// Umbrella header of the numeric core: the Eigen Transformer, its training and the tasks.
 
+#include "infoflow/numeric/build.hpp"
 #include "infoflow/numeric/checkpoint.hpp"
 #include "infoflow/numeric/config.hpp"
-#include "infoflow/numeric/experiment.hpp"
 #include "infoflow/numeric/fit.hpp"
 #include "infoflow/numeric/inspect.hpp"
 #include "infoflow/numeric/memory.hpp"

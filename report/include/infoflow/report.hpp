@@ -7,7 +7,6 @@
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/report/derivation_report.hpp"
 #include "infoflow/report/experiment_report.hpp"
-#include "infoflow/report/reported.hpp"
-#include "infoflow/report/verification.hpp"
+#include "infoflow/report/verification_text.hpp"
 
 #endif  // INFOFLOW_REPORT_HPP_

@@ -1,8 +1,10 @@
 // Derives a target with the installed libraries and the installed catalogue, and builds a
-// training task for it: the engine (infoflow::theorems) and the numeric core (infoflow::numeric).
+// training task for it: the engine (infoflow::theorems) and the numeric core (infoflow::numeric);
+// and reads a sweep's option (infoflow::experiments).
 
 #include <iostream>
 
+#include "infoflow/experiments/sweep.hpp"
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/theorems/catalogue.hpp"
 #include "infoflow/theorems/engine.hpp"
@@ -23,5 +25,6 @@ int main() {
   numeric::TaskOptions task;
   task.name = "kth_max";
   std::cout << "task: " << numeric::make_task(task)->description() << "\n";
+  if (experiments::parse_shard("1/4") != std::pair<numeric::Index, numeric::Index>{1, 4}) return 1;
   return search.smallest->architecture.heads == std::vector<long>{1, 1} ? 0 : 1;
 }

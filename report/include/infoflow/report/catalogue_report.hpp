@@ -35,6 +35,12 @@ std::string bound_latex(const theorems::Entry& entry);
 /// tool (formalization)" for our own rules and derived bounds.
 std::string source_latex(const theorems::Entry& entry, const theorems::Catalogue& catalogue);
 
+/// The entry as a confrontation names it: id, provenance and source, where its hypotheses
+/// hold, and its rate: "head_count.depth_conjecture (conjecture): where L*h < D Omega(...)".
+std::string entry_statement_text(const theorems::Entry& entry);
+/// The same, typeset: the id in typewriter type, hypotheses and bound in math mode.
+std::string entry_statement_latex(const theorems::Entry& entry);
+
 /// One entry as a paragraph for a paper: source with citation, kind, setting, hypotheses and the
 /// bound in display math, labelled `entry:<id>` (`show --format latex`).
 std::string entry_latex(const theorems::Entry& entry, const theorems::Catalogue& catalogue);

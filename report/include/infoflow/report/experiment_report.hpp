@@ -16,19 +16,20 @@
 #include <string>
 #include <vector>
 
-#include "infoflow/report/verification.hpp"
+#include "infoflow/experiments/verification.hpp"
+#include "infoflow/theorems/catalogue.hpp"
 
 namespace infoflow::report {
 
 /// The pgfplots picture of an experiment's series (medians, min-max bars, fits).
-std::string figure_pgfplots(const ExperimentResult& r);
-std::string claims_table_latex(const ExperimentResult& r);
-std::string results_csv(const std::vector<ExperimentResult>& results);
-std::string claims_csv(const std::vector<ExperimentResult>& results);
+std::string figure_pgfplots(const experiments::ExperimentResult& r);
+std::string claims_table_latex(const experiments::ExperimentResult& r);
+std::string results_csv(const std::vector<experiments::ExperimentResult>& results);
+std::string claims_csv(const std::vector<experiments::ExperimentResult>& results);
 /// The engine's, the confronted entry's and the measured verdict per architecture.
-std::string confrontation_table_latex(const ExperimentResult& r);
-std::string confrontation_pgfplots(const ExperimentResult& r);
-std::string confrontations_csv(const std::vector<ExperimentResult>& results);
+std::string confrontation_table_latex(const experiments::ExperimentResult& r);
+std::string confrontation_pgfplots(const experiments::ExperimentResult& r);
+std::string confrontations_csv(const std::vector<experiments::ExperimentResult>& results);
 
 struct ReportFiles {
   std::vector<std::filesystem::path> written;
@@ -39,8 +40,8 @@ struct ReportFiles {
 /// Writes the folder; `compile`: make PDF and PNG when the tools exist. With a catalogue, the
 /// report cites its papers and carries their bibliography.
 ReportFiles write_report(const std::filesystem::path& dir,
-                         const std::vector<ExperimentResult>& results, bool compile = true,
-                         const theorems::Catalogue* catalogue = nullptr);
+                         const std::vector<experiments::ExperimentResult>& results,
+                         bool compile = true, const theorems::Catalogue* catalogue = nullptr);
 
 }  // namespace infoflow::report
 

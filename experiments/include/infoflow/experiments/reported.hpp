@@ -1,5 +1,5 @@
-#ifndef INFOFLOW_REPORT_REPORTED_HPP_
-#define INFOFLOW_REPORT_REPORTED_HPP_
+#ifndef INFOFLOW_EXPERIMENTS_REPORTED_HPP_
+#define INFOFLOW_EXPERIMENTS_REPORTED_HPP_
 
 /// \file
 /// Values a paper reports for an experiment (experiments/reported/NAME.toml), as data a user
@@ -20,9 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "infoflow/report/verification.hpp"
+#include "infoflow/experiments/spec.hpp"
+#include "infoflow/experiments/verification.hpp"
 
-namespace infoflow::report {
+namespace infoflow::experiments {
 
 struct ReportedValue {
   std::map<std::string, std::string> where;  ///< "D" -> "2", "T" -> "64", "heads" -> "D,D"
@@ -40,12 +41,12 @@ struct ReportedValues {
 };
 
 /// experiments/reported/NAME.toml beside the spec, if there is one.
-std::optional<ReportedValues> reported_for(const numeric::ExperimentSpec& spec);
+std::optional<ReportedValues> reported_for(const ExperimentSpec& spec);
 
 /// The comparisons for the rows of `r` (values with no run of the profile are left out).
 std::vector<PaperComparison> compare_with_reported(const ExperimentResult& r,
                                                    const ReportedValues& reported);
 
-}  // namespace infoflow::report
+}  // namespace infoflow::experiments
 
-#endif  // INFOFLOW_REPORT_REPORTED_HPP_
+#endif  // INFOFLOW_EXPERIMENTS_REPORTED_HPP_

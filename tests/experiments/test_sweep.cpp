@@ -11,7 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "infoflow/core/error.hpp"
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/experiments/results.hpp"
+#include "infoflow/experiments/spec.hpp"
+#include "infoflow/experiments/sweep.hpp"
+#include "infoflow/numeric/build.hpp"
 
 #include "common/temp_dir.hpp"
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace ex = infoflow::experiments;
 namespace nm = infoflow::numeric;
 namespace fs = std::filesystem;
 
@@ -60,7 +64,7 @@ eval_every = 2
 
 std::string error_of(const TempDir& d, const std::string& text) {
   try {
-    (void)nm::ExperimentSpec::load(d.write("bad.toml", text));
+    (void)ex::ExperimentSpec::load(d.write("bad.toml", text));
   } catch (const infoflow::InputError& e) {
     return e.what();
   }
@@ -73,12 +77,12 @@ BOOST_AUTO_TEST_SUITE(experiments)
 
 BOOST_AUTO_TEST_CASE(a_profile_expands_to_its_grid_with_stable_keys) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
   BOOST_TEST(spec.profiles == (std::vector<std::string>{"full", "quick"}));
-  const std::vector<nm::RunConfig> runs = spec.runs("quick");
+  const std::vector<ex::RunConfig> runs = spec.runs("quick");
   BOOST_TEST_REQUIRE(runs.size() == 2u * 2u * 2u);  // D x heads x seeds
   std::set<std::string> keys;
-  for (const nm::RunConfig& r : runs) keys.insert(r.key);
+  for (const ex::RunConfig& r : runs) keys.insert(r.key);
   BOOST_TEST(keys.size() == runs.size());
   BOOST_TEST(runs[0].labels.at("D") == "2");
   BOOST_TEST(runs[0].labels.at("heads") == "(2,2)");
@@ -86,7 +90,7 @@ BOOST_AUTO_TEST_CASE(a_profile_expands_to_its_grid_with_stable_keys) {
   BOOST_TEST(runs[7].labels.at("heads") == "(2,3)");
   BOOST_TEST(runs[0].training.threads == 1);
   // Same configuration, same key; the full profile's D = 2, T = 4 run is the quick one.
-  BOOST_TEST(nm::ExperimentSpec::load(d.dir() / "tiny.toml").runs("quick")[3].key == runs[3].key);
+  BOOST_TEST(ex::ExperimentSpec::load(d.dir() / "tiny.toml").runs("quick")[3].key == runs[3].key);
   BOOST_TEST(spec.runs("full")[0].key == runs[0].key);
 }
 
@@ -116,24 +120,24 @@ BOOST_AUTO_TEST_CASE(bad_specs_are_rejected_with_file_and_line) {
 
 BOOST_AUTO_TEST_CASE(a_sweep_resumes_and_never_repeats_a_run) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.dir() / "results.jsonl");
-  nm::SweepOptions o;
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
+  ex::SweepOptions o;
   o.shard = 0;
   o.shards = 2;
-  const nm::SweepSummary first = nm::run_sweep(spec, store, o);
+  const ex::SweepSummary first = ex::run_sweep(spec, store, o);
   BOOST_TEST(first.runs == 4);
   BOOST_TEST(first.completed == 4);
   o.shard = 1;
-  BOOST_TEST(nm::run_sweep(spec, store, o).completed == 4);
+  BOOST_TEST(ex::run_sweep(spec, store, o).completed == 4);
   o.shards = 1;
   o.shard = 0;
-  const nm::SweepSummary again = nm::run_sweep(spec, store, o);
+  const ex::SweepSummary again = ex::run_sweep(spec, store, o);
   BOOST_TEST(again.skipped == 8);
   BOOST_TEST(again.completed == 0);
-  const std::vector<nm::RunRecord> records = store.read();
+  const std::vector<ex::RunRecord> records = store.read();
   BOOST_TEST(records.size() == 8u);
-  for (const nm::RunRecord& r : records) {
+  for (const ex::RunRecord& r : records) {
     BOOST_TEST((r.status != nm::RunStatus::kDiverged));
     BOOST_TEST(!r.curve.empty());  // the validation curve is stored with the run
   }
@@ -141,11 +145,11 @@ BOOST_AUTO_TEST_CASE(a_sweep_resumes_and_never_repeats_a_run) {
 
 BOOST_AUTO_TEST_CASE(corrupt_lines_are_reported_and_skipped_and_a_torn_line_stays_apart) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.dir() / "results.jsonl");
-  nm::SweepOptions o;
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
+  ex::SweepOptions o;
   o.profile = "full";
-  (void)nm::run_sweep(spec, store, o);
+  (void)ex::run_sweep(spec, store, o);
   { std::ofstream(store.file(), std::ios::app) << "{\"key\": \"torn"; }  // a crash mid-line
   std::vector<std::string> warnings;
   BOOST_TEST(store.read(&warnings).size() == 2u);
@@ -153,14 +157,14 @@ BOOST_AUTO_TEST_CASE(corrupt_lines_are_reported_and_skipped_and_a_torn_line_stay
   BOOST_TEST(warnings[0].find("results.jsonl:3: corrupt record skipped") != std::string::npos);
   // The next run appends on a line of its own: the torn text does not swallow it.
   o.profile = "quick";
-  const nm::SweepSummary s = nm::run_sweep(spec, store, o);
+  const ex::SweepSummary s = ex::run_sweep(spec, store, o);
   BOOST_TEST(s.skipped == 1);  // the quick profile's D = 2, T = 4, (2,2), seed 1 run
   BOOST_TEST(store.read().size() == 2u + 7u);
   // Merging drops the corrupt line and duplicates.
   const std::vector<std::string> w =
-      nm::merge_results({store.file(), store.file()}, d.dir() / "merged.jsonl");
+      ex::merge_results({store.file(), store.file()}, d.dir() / "merged.jsonl");
   BOOST_TEST(w.size() == 2u);
-  BOOST_TEST(nm::ResultStore(d.dir() / "merged.jsonl").read().size() == 9u);
+  BOOST_TEST(ex::ResultStore(d.dir() / "merged.jsonl").read().size() == 9u);
 }
 
 BOOST_AUTO_TEST_CASE(a_record_whose_integers_are_fractions_or_out_of_range_is_corrupt) {
@@ -178,7 +182,7 @@ BOOST_AUTO_TEST_CASE(a_record_whose_integers_are_fractions_or_out_of_range_is_co
                                                      record("100", "-1") +
                                                      record("9223372036854775808", "1"));
   std::vector<std::string> warnings;
-  const std::vector<nm::RunRecord> records = nm::ResultStore(file).read(&warnings);
+  const std::vector<ex::RunRecord> records = ex::ResultStore(file).read(&warnings);
   BOOST_TEST_REQUIRE(records.size() == 1u);
   BOOST_TEST(records[0].steps_done == 100);
   BOOST_TEST(warnings.size() == 5u);
@@ -186,13 +190,13 @@ BOOST_AUTO_TEST_CASE(a_record_whose_integers_are_fractions_or_out_of_range_is_co
 
 BOOST_AUTO_TEST_CASE(a_failed_append_is_cut_back_to_the_last_whole_record_and_names_its_cause) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.dir() / "results.jsonl");
-  nm::SweepOptions o;
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
+  ex::SweepOptions o;
   o.profile = "full";
-  (void)nm::run_sweep(spec, store, o);
+  (void)ex::run_sweep(spec, store, o);
   const auto before = fs::file_size(store.file());
-  const nm::RunConfig run = spec.runs("full").front();
+  const ex::RunConfig run = spec.runs("full").front();
   // A child process whose file-size limit leaves room for part of a record only: the write
   // is cut short as on a full disk.
   const pid_t child = ::fork();
@@ -224,13 +228,13 @@ BOOST_AUTO_TEST_CASE(a_failed_append_is_cut_back_to_the_last_whole_record_and_na
 
 BOOST_AUTO_TEST_CASE(a_results_file_held_by_a_sweep_is_refused_to_a_second_one) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.dir() / "results.jsonl");
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
   const int fd = ::open(store.file().c_str(), O_RDONLY | O_CREAT, 0644);
   BOOST_TEST_REQUIRE(fd >= 0);
   BOOST_TEST_REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // as the first sweep holds it
   try {
-    (void)nm::run_sweep(spec, store, nm::SweepOptions{});
+    (void)ex::run_sweep(spec, store, ex::SweepOptions{});
     BOOST_ERROR("the second sweep ran");
   } catch (const infoflow::InputError& e) {
     BOOST_TEST(std::string(e.what()).find("another sweep is writing this results file") !=
@@ -238,15 +242,15 @@ BOOST_AUTO_TEST_CASE(a_results_file_held_by_a_sweep_is_refused_to_a_second_one) 
   }
   ::close(fd);
   BOOST_TEST(fs::file_size(store.file()) == 0u);  // nothing ran
-  nm::SweepOptions o;
+  ex::SweepOptions o;
   o.profile = "full";
-  BOOST_TEST(nm::run_sweep(spec, store, o).completed == 2);  // free again once released
+  BOOST_TEST(ex::run_sweep(spec, store, o).completed == 2);  // free again once released
 }
 
 BOOST_AUTO_TEST_CASE(a_diverged_run_is_recorded_with_no_final_nmse) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.dir() / "results.jsonl");
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
   nm::TrainResult diverged;
   diverged.status = nm::RunStatus::kDiverged;
   diverged.diverged_at = 3;
@@ -266,26 +270,26 @@ BOOST_AUTO_TEST_CASE(a_diverged_run_is_recorded_with_no_final_nmse) {
 
 BOOST_AUTO_TEST_CASE(a_sweep_runs_only_the_slice_where_selects) {
   TempDir d;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(d.write("tiny.toml", kSpec));
-  const nm::ResultStore store(d.dir() / "results.jsonl");
-  nm::SweepOptions o;
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
+  ex::SweepOptions o;
   o.where["D"] = {"3"};
   o.where["heads_pattern"] = {"D,D", "D-1,D"};
   o.where["seed"] = {"2"};
-  BOOST_TEST(nm::run_sweep(spec, store, o).completed == 2);
-  for (const nm::RunRecord& r : store.read()) {
+  BOOST_TEST(ex::run_sweep(spec, store, o).completed == 2);
+  for (const ex::RunRecord& r : store.read()) {
     BOOST_TEST(r.labels.at("D") == "3");
     BOOST_TEST(r.labels.at("seed") == "2");
   }
   // The rest of the profile is what the next, unfiltered sweep runs.
-  BOOST_TEST(nm::run_sweep(spec, store, nm::SweepOptions{}).completed == 6);
+  BOOST_TEST(ex::run_sweep(spec, store, ex::SweepOptions{}).completed == 6);
   o.where = {{"colour", {"red"}}};
-  BOOST_CHECK_THROW(nm::run_sweep(spec, store, o), infoflow::InputError);
+  BOOST_CHECK_THROW(ex::run_sweep(spec, store, o), infoflow::InputError);
   o.where = {{"D", {"7"}}};
-  BOOST_CHECK_THROW(nm::run_sweep(spec, store, o), infoflow::InputError);
-  BOOST_TEST(nm::parse_where("heads=(1,1)").second == "(1,1)");
-  BOOST_CHECK_THROW(nm::parse_where("D"), infoflow::InputError);
-  BOOST_CHECK_THROW(nm::parse_where("=3"), infoflow::InputError);
+  BOOST_CHECK_THROW(ex::run_sweep(spec, store, o), infoflow::InputError);
+  BOOST_TEST(ex::parse_where("heads=(1,1)").second == "(1,1)");
+  BOOST_CHECK_THROW(ex::parse_where("D"), infoflow::InputError);
+  BOOST_CHECK_THROW(ex::parse_where("=3"), infoflow::InputError);
 }
 
 BOOST_AUTO_TEST_CASE(a_shipped_record_is_reproduced_bit_for_bit) {
@@ -299,14 +303,14 @@ BOOST_AUTO_TEST_CASE(a_shipped_record_is_reproduced_bit_for_bit) {
     return;
   }
   const fs::path dir = INFOFLOW_EXPERIMENTS_DIR;
-  const nm::ExperimentSpec spec = nm::ExperimentSpec::load(dir / "head_capacity.toml");
-  const std::vector<nm::RunRecord> records =
-      nm::ResultStore(dir / "results" / "engine-quick" / "head_capacity.jsonl").read();
-  const std::vector<nm::RunConfig> runs = spec.runs("quick");
-  const nm::RunConfig* run = nullptr;
-  const nm::RunRecord* shipped = nullptr;
-  for (const nm::RunRecord& rec : records) {
-    for (const nm::RunConfig& r : runs) {
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(dir / "head_capacity.toml");
+  const std::vector<ex::RunRecord> records =
+      ex::ResultStore(dir / "results" / "engine-quick" / "head_capacity.jsonl").read();
+  const std::vector<ex::RunConfig> runs = spec.runs("quick");
+  const ex::RunConfig* run = nullptr;
+  const ex::RunRecord* shipped = nullptr;
+  for (const ex::RunRecord& rec : records) {
+    for (const ex::RunConfig& r : runs) {
       if (r.key == rec.key && (shipped == nullptr || rec.seconds < shipped->seconds)) {
         run = &r;
         shipped = &rec;
@@ -327,11 +331,11 @@ BOOST_AUTO_TEST_CASE(a_shipped_record_is_reproduced_bit_for_bit) {
 }
 
 BOOST_AUTO_TEST_CASE(shard_syntax) {
-  BOOST_TEST(nm::parse_shard("1/4").first == 1);
-  BOOST_TEST(nm::parse_shard("1/4").second == 4);
-  BOOST_CHECK_THROW(nm::parse_shard("4/4"), infoflow::InputError);
-  BOOST_CHECK_THROW(nm::parse_shard("a/4"), infoflow::InputError);
-  BOOST_CHECK_THROW(nm::parse_shard("1"), infoflow::InputError);
+  BOOST_TEST(ex::parse_shard("1/4").first == 1);
+  BOOST_TEST(ex::parse_shard("1/4").second == 4);
+  BOOST_CHECK_THROW(ex::parse_shard("4/4"), infoflow::InputError);
+  BOOST_CHECK_THROW(ex::parse_shard("a/4"), infoflow::InputError);
+  BOOST_CHECK_THROW(ex::parse_shard("1"), infoflow::InputError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,5 +1,5 @@
-#ifndef INFOFLOW_REPORT_VERIFICATION_HPP_
-#define INFOFLOW_REPORT_VERIFICATION_HPP_
+#ifndef INFOFLOW_EXPERIMENTS_VERIFICATION_HPP_
+#define INFOFLOW_EXPERIMENTS_VERIFICATION_HPP_
 
 /// \file
 /// Prediction against measurement (`infoflow verify`): for each claim of an experiment, what
@@ -36,6 +36,9 @@
 ///   below R, not efficient when it is within half a decade of R or above and its runs
 ///   converged; otherwise inconclusive, with the reason. Each needs 3 finished seeds.
 ///
+/// Each claim kind is one file, experiments/src/claims/NAME.cpp, listed in claims/registry.cpp;
+/// the confrontation is experiments/src/confront.cpp.
+///
 /// Rules over all of them (docs/experiments.md):
 /// - a low NMSE supports "efficient" from any run; a high NMSE supports "not efficient" only
 ///   from runs that converged (the plateau test of numeric/train.hpp). So agreeing on a gap
@@ -50,14 +53,19 @@
 /// (sweep not finished) are reported too.
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/experiments/results.hpp"
+#include "infoflow/experiments/spec.hpp"
 #include "infoflow/numeric/fit.hpp"
+#include "infoflow/numeric/train.hpp"
+#include "infoflow/theorems/catalogue.hpp"
 #include "infoflow/theorems/engine.hpp"
 
-namespace infoflow::report {
+namespace infoflow::experiments {
 
 enum class Agreement { kAgrees, kDisagrees, kInconclusive };
 std::string to_text(Agreement a);
@@ -87,14 +95,14 @@ struct Series {
   std::vector<double> high;
   bool has_fit = false;
   numeric::PowerLawFit fit;
-  double predicted_slope = 0;  ///< exponent claims
+  std::optional<double> predicted_slope;  ///< where the claim predicts one (exponent claims)
 };
 
 /// A run, for the CSV: its labels, result and the engine's prediction.
 struct RunRow {
   std::map<std::string, std::string> labels;
-  long tokens = 0;                  ///< T
-  std::string status = "missing";  ///< missing | converged | budget_reached | diverged
+  long tokens = 0;                           ///< T
+  std::optional<numeric::RunStatus> status;  ///< none: missing (no result yet)
   double best_nmse = 0;
   long parameters = 0;
   long parameters_theory = 0;
@@ -102,6 +110,11 @@ struct RunRow {
   std::string predicted_verdict;
   std::string predicted_rate;
 };
+/// "missing", or the recorded status: converged | budget_reached | diverged.
+std::string status_text(const RunRow& row);
+
+/// What an architecture is said or measured to be; kUndecided comes with its reason.
+enum class Efficiency { kEfficient, kNotEfficient, kUndecided };
 
 /// One architecture of a confronted experiment: three verdicts side by side.
 struct Confrontation {
@@ -110,14 +123,20 @@ struct Confrontation {
   long tokens = 0;           ///< the group's T
   std::string architecture;  ///< "(1,1)"
   std::string engine;        ///< the engine's verdict ("efficient", "exponential in T", ...)
-  std::string entry;         ///< the entry's: "not efficient", "efficient" or "no claim (...)"
-  double median = 0;         ///< median best NMSE over the finished seeds (NaN: none)
-  long seeds = 0;            ///< finished runs
-  long converged = 0;        ///< of them
-  std::string measured;      ///< "efficient", "not efficient" or "inconclusive: why"
+  Efficiency entry = Efficiency::kUndecided;  ///< the entry's claim
+  std::string entry_reason;                   ///< why it makes none
+  double median = 0;   ///< median best NMSE over the finished seeds (NaN: none)
+  long seeds = 0;      ///< finished runs
+  long converged = 0;  ///< of them
+  Efficiency measured = Efficiency::kUndecided;
+  std::string measured_reason;       ///< why the measurement is inconclusive
   bool entry_contradicted = false;   ///< the entry's claim is the opposite of the measurement
   bool engine_contradicted = false;  ///< the engine's verdict is the opposite of it
 };
+/// The entry's claim in words: "not efficient", "efficient" or "no claim (why)".
+std::string entry_claim_text(const Confrontation& c);
+/// The measurement in words: "efficient", "not efficient" or "inconclusive: why".
+std::string measured_text(const Confrontation& c);
 
 /// One reported value beside our runs of the same configuration.
 struct PaperComparison {
@@ -141,31 +160,22 @@ struct ExperimentResult {
   std::vector<RunRow> rows;
   std::vector<std::string> notes;
   double run_seconds = 0;  ///< training time summed over the runs
-  /// A paper's reported values beside ours (report/reported.hpp), and where they come from.
+  /// A paper's reported values beside ours (experiments/reported.hpp), and where they come from.
   std::vector<PaperComparison> reported;
   std::string reported_source;
   std::vector<LearningCurve> curves;  ///< runs that stopped at their budget, not converged
-  /// The entry the spec confronts (its id, provenance and statement) and the verdicts.
-  std::string confronted;
-  std::string confronted_latex;  ///< the same, typeset: the rate and hypotheses in math mode
+  /// The entry the spec confronts (set whenever there are confrontations), and the verdicts.
+  std::optional<theorems::Entry> confronted;
   std::vector<Confrontation> confrontations;
 };
 
-/// Sets each claim's cross_check where `other` (the same experiment under another profile)
-/// has a claim of the same configurations with another verdict: the same group, or the group
-/// and the T that all of this claim's runs have (a full profile that varies T, a quick one
-/// that fixes it).
-void cross_check(ExperimentResult& r, const ExperimentResult& other);
-
 /// Joins the engine's predictions with the stored runs of `profile`.
-ExperimentResult verify(const numeric::ExperimentSpec& spec, const std::string& profile,
-                        const std::vector<numeric::RunRecord>& records, theorems::Engine& engine);
+ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
+                        const std::vector<RunRecord>& records, theorems::Engine& engine);
 
-std::string verification_text(const ExperimentResult& r);
+/// An NMSE as claims quote it ("1.23e-04"); "n/a" when it is not finite.
+std::string nmse_text(double x);
 
-/// "ours / paper" as text ("n/a" without runs).
-std::string ratio_text(const PaperComparison& c);
+}  // namespace infoflow::experiments
 
-}  // namespace infoflow::report
-
-#endif  // INFOFLOW_REPORT_VERIFICATION_HPP_
+#endif  // INFOFLOW_EXPERIMENTS_VERIFICATION_HPP_

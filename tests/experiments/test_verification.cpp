@@ -11,12 +11,15 @@
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/random.hpp"
+#include "infoflow/experiments/cross_check.hpp"
+#include "infoflow/experiments/verification.hpp"
+#include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/report/experiment_report.hpp"
-#include "infoflow/report/verification.hpp"
 
 #include "common/temp_dir.hpp"
 #include <unistd.h>
 
+namespace ex = infoflow::experiments;
 namespace nm = infoflow::numeric;
 namespace rp = infoflow::report;
 namespace th = infoflow::theorems;
@@ -34,21 +37,21 @@ struct Fixture {
   const fs::path& dir = temp.dir();
   th::Catalogue catalogue = th::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
 
-  nm::ExperimentSpec spec(const std::string& name, const std::string& text) const {
-    return nm::ExperimentSpec::load(temp.write(name + ".toml", text));
+  ex::ExperimentSpec spec(const std::string& name, const std::string& text) const {
+    return ex::ExperimentSpec::load(temp.write(name + ".toml", text));
   }
 };
 
 /// A record for every run of the profile, NMSE from `nmse(run)` times noise of 0.05 decade.
-std::vector<nm::RunRecord> measure(
-    const nm::ExperimentSpec& spec, const std::function<double(const nm::RunConfig&)>& nmse,
-    const std::function<bool(const nm::RunConfig&)>& converged = [](const nm::RunConfig&) {
+std::vector<ex::RunRecord> measure(
+    const ex::ExperimentSpec& spec, const std::function<double(const ex::RunConfig&)>& nmse,
+    const std::function<bool(const ex::RunConfig&)>& converged = [](const ex::RunConfig&) {
       return true;
     }) {
-  std::vector<nm::RunRecord> out;
+  std::vector<ex::RunRecord> out;
   infoflow::Rng rng(3);
-  for (const nm::RunConfig& r : spec.runs("quick")) {
-    nm::RunRecord rec;
+  for (const ex::RunConfig& r : spec.runs("quick")) {
+    ex::RunRecord rec;
     rec.key = r.key;
     rec.experiment = r.experiment;
     rec.labels = r.labels;
@@ -107,83 +110,83 @@ BOOST_FIXTURE_TEST_SUITE(verification, Fixture)
 
 BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagrees) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("phase", kPhase);
-  auto efficient = [](const nm::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
-  const rp::ExperimentResult good = rp::verify(
-      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; }),
+  const ex::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const ex::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  const ex::ExperimentResult good = ex::verify(
+      s, "quick", measure(s, [&](const ex::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; }),
       engine);
   BOOST_TEST_REQUIRE(good.claims.size() == 2u);
-  for (const rp::Claim& c : good.claims) BOOST_TEST(rp::to_text(c.verdict) == "agrees");
+  for (const ex::Claim& c : good.claims) BOOST_TEST(ex::to_text(c.verdict) == "agrees");
   BOOST_TEST(good.claims[0].group == "D = 2");
-  const rp::ExperimentResult bad = rp::verify(
-      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-2 : 1e-5; }),
+  const ex::ExperimentResult bad = ex::verify(
+      s, "quick", measure(s, [&](const ex::RunConfig& r) { return efficient(r) ? 1e-2 : 1e-5; }),
       engine);
-  for (const rp::Claim& c : bad.claims) BOOST_TEST(rp::to_text(c.verdict) == "disagrees");
-  const rp::ExperimentResult same =
-      rp::verify(s, "quick", measure(s, [](const nm::RunConfig&) { return 1e-3; }), engine);
-  for (const rp::Claim& c : same.claims) BOOST_TEST(rp::to_text(c.verdict) == "inconclusive");
+  for (const ex::Claim& c : bad.claims) BOOST_TEST(ex::to_text(c.verdict) == "disagrees");
+  const ex::ExperimentResult same =
+      ex::verify(s, "quick", measure(s, [](const ex::RunConfig&) { return 1e-3; }), engine);
+  for (const ex::Claim& c : same.claims) BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
   // Missing runs are reported, not silently dropped.
-  std::vector<nm::RunRecord> part = measure(s, [](const nm::RunConfig&) { return 1e-3; });
+  std::vector<ex::RunRecord> part = measure(s, [](const ex::RunConfig&) { return 1e-3; });
   part.resize(5);
-  const rp::ExperimentResult partial = rp::verify(s, "quick", part, engine);
+  const ex::ExperimentResult partial = ex::verify(s, "quick", part, engine);
   BOOST_TEST_REQUIRE(!partial.notes.empty());
   BOOST_TEST(partial.notes[0].find("7 of 12 runs have no result yet") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("phase", kPhase);
-  auto efficient = [](const nm::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
-  auto clear = [&](const nm::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; };
+  const ex::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const ex::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  auto clear = [&](const ex::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; };
   // The inefficient side still improving at its budget: the gap may be the budget's.
-  const rp::ExperimentResult unconverged = rp::verify(
+  const ex::ExperimentResult unconverged = ex::verify(
       s, "quick",
-      measure(s, clear, [&](const nm::RunConfig& r) { return efficient(r); }), engine);
-  for (const rp::Claim& c : unconverged.claims) {
-    BOOST_TEST(rp::to_text(c.verdict) == "inconclusive");
+      measure(s, clear, [&](const ex::RunConfig& r) { return efficient(r); }), engine);
+  for (const ex::Claim& c : unconverged.claims) {
+    BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("not converged at this budget") == 0u, c.why);
   }
   BOOST_TEST(unconverged.curves.size() == 6u);  // their learning curves go to the report
   // The efficient side unconverged does not matter when it is the low one.
-  const rp::ExperimentResult low_unconverged = rp::verify(
+  const ex::ExperimentResult low_unconverged = ex::verify(
       s, "quick",
-      measure(s, clear, [&](const nm::RunConfig& r) { return !efficient(r); }), engine);
-  for (const rp::Claim& c : low_unconverged.claims) BOOST_TEST(rp::to_text(c.verdict) == "agrees");
+      measure(s, clear, [&](const ex::RunConfig& r) { return !efficient(r); }), engine);
+  for (const ex::Claim& c : low_unconverged.claims) BOOST_TEST(ex::to_text(c.verdict) == "agrees");
   // Two seeds: no interval.
-  std::vector<nm::RunRecord> two = measure(s, clear);
-  std::erase_if(two, [](const nm::RunRecord& r) { return r.labels.at("seed") == "3"; });
-  for (const rp::Claim& c : rp::verify(s, "quick", two, engine).claims) {
-    BOOST_TEST(rp::to_text(c.verdict) == "inconclusive");
+  std::vector<ex::RunRecord> two = measure(s, clear);
+  std::erase_if(two, [](const ex::RunRecord& r) { return r.labels.at("seed") == "3"; });
+  for (const ex::Claim& c : ex::verify(s, "quick", two, engine).claims) {
+    BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("too few seeds") == 0u, c.why);
   }
 }
 
 BOOST_AUTO_TEST_CASE(a_quick_verdict_that_the_full_results_contradict_says_so) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("phase", kPhase);
-  auto efficient = [](const nm::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
-  rp::ExperimentResult quick = rp::verify(
-      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; }),
+  const ex::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const ex::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  ex::ExperimentResult quick = ex::verify(
+      s, "quick", measure(s, [&](const ex::RunConfig& r) { return efficient(r) ? 1e-5 : 1e-2; }),
       engine);
-  rp::ExperimentResult full = rp::verify(
-      s, "quick", measure(s, [&](const nm::RunConfig& r) { return efficient(r) ? 1e-2 : 1e-5; }),
+  ex::ExperimentResult full = ex::verify(
+      s, "quick", measure(s, [&](const ex::RunConfig& r) { return efficient(r) ? 1e-2 : 1e-5; }),
       engine);
   full.profile = "full";
-  rp::cross_check(quick, full);
-  for (const rp::Claim& c : quick.claims)
+  ex::cross_check(quick, full);
+  for (const ex::Claim& c : quick.claims)
     BOOST_TEST(c.cross_check.find("the full profile's results say: disagrees") == 0u);
-  rp::ExperimentResult same = quick;
-  for (rp::Claim& c : same.claims) c.cross_check.clear();
-  rp::cross_check(same, quick);
-  for (const rp::Claim& c : same.claims) BOOST_TEST(c.cross_check.empty());
+  ex::ExperimentResult same = quick;
+  for (ex::Claim& c : same.claims) c.cross_check.clear();
+  ex::cross_check(same, quick);
+  for (const ex::Claim& c : same.claims) BOOST_TEST(c.cross_check.empty());
 
   // A full profile that varies T (groups "D = 2, T = 8", "D = 2, T = 16") against a quick one
   // that fixes T = 8 (group "D = 2"): only the T = 8 claim speaks for the quick one.
   std::string varied = kPhase;
   varied.replace(varied.find("T = 8"), 5, "T = [8, 16]");
-  const nm::ExperimentSpec v = spec("varied", varied);
-  rp::ExperimentResult over_t = rp::verify(
-      v, "quick", measure(v, [&](const nm::RunConfig& r) {
+  const ex::ExperimentSpec v = spec("varied", varied);
+  ex::ExperimentResult over_t = ex::verify(
+      v, "quick", measure(v, [&](const ex::RunConfig& r) {
         const bool disagree = r.task.tokens == 8;
         return efficient(r) == disagree ? 1e-2 : 1e-5;
       }),
@@ -191,111 +194,111 @@ BOOST_AUTO_TEST_CASE(a_quick_verdict_that_the_full_results_contradict_says_so) {
   over_t.profile = "full";
   BOOST_TEST_REQUIRE(over_t.claims.size() == 4u);
   BOOST_TEST(over_t.claims[0].group == "D = 2, T = 16");
-  for (rp::Claim& c : quick.claims) c.cross_check.clear();
-  rp::cross_check(quick, over_t);
-  for (const rp::Claim& c : quick.claims)
+  for (ex::Claim& c : quick.claims) c.cross_check.clear();
+  ex::cross_check(quick, over_t);
+  for (const ex::Claim& c : quick.claims)
     BOOST_TEST(c.cross_check.find("the full profile's results say: disagrees") == 0u, c.group);
   // Without runs of its own, a claim has no T to meet the full one at: nothing said.
-  rp::ExperimentResult no_rows = quick;
+  ex::ExperimentResult no_rows = quick;
   no_rows.rows.clear();
-  for (rp::Claim& c : no_rows.claims) c.cross_check.clear();
-  rp::cross_check(no_rows, over_t);
-  for (const rp::Claim& c : no_rows.claims) BOOST_TEST(c.cross_check.empty(), c.cross_check);
+  for (ex::Claim& c : no_rows.claims) c.cross_check.clear();
+  ex::cross_check(no_rows, over_t);
+  for (const ex::Claim& c : no_rows.claims) BOOST_TEST(c.cross_check.empty(), c.cross_check);
   // At T = 16 the full results agree with the quick ones, and T = 8 is not there: nothing said.
-  std::erase_if(over_t.claims, [](const rp::Claim& c) { return c.group.ends_with("T = 8"); });
-  for (rp::Claim& c : quick.claims) c.cross_check.clear();
-  rp::cross_check(quick, over_t);
-  for (const rp::Claim& c : quick.claims) BOOST_TEST(c.cross_check.empty(), c.cross_check);
+  std::erase_if(over_t.claims, [](const ex::Claim& c) { return c.group.ends_with("T = 8"); });
+  for (ex::Claim& c : quick.claims) c.cross_check.clear();
+  ex::cross_check(quick, over_t);
+  for (const ex::Claim& c : quick.claims) BOOST_TEST(c.cross_check.empty(), c.cross_check);
 }
 
 BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("growth", kGrowth);
+  const ex::ExperimentSpec s = spec("growth", kGrowth);
   // One layer grows like T^1.5, two layers stay flat: both agree, and two layers win at T = 32.
-  const rp::ExperimentResult r =
-      rp::verify(s, "quick",
+  const ex::ExperimentResult r =
+      ex::verify(s, "quick",
                  measure(s,
-                         [](const nm::RunConfig& c) {
+                         [](const ex::RunConfig& c) {
                            return c.model.heads.size() == 1
                                       ? 1e-4 * std::pow(static_cast<double>(c.task.tokens), 1.5)
                                       : 1e-3;
                          }),
                  engine);
   BOOST_TEST_REQUIRE(r.claims.size() == 3u);
-  for (const rp::Claim& c : r.claims)
-    BOOST_TEST(rp::to_text(c.verdict) == "agrees", c.group << ": " << c.why);
+  for (const ex::Claim& c : r.claims)
+    BOOST_TEST(ex::to_text(c.verdict) == "agrees", c.group << ": " << c.why);
   BOOST_TEST(r.claims[2].group == "at T = 32");
   // One layer saturated near 1 at every T: flat, but that measures nothing.
-  const rp::ExperimentResult sat = rp::verify(
+  const ex::ExperimentResult sat = ex::verify(
       s, "quick",
-      measure(s, [](const nm::RunConfig& c) { return c.model.heads.size() == 1 ? 0.9 : 1e-3; }),
+      measure(s, [](const ex::RunConfig& c) { return c.model.heads.size() == 1 ? 0.9 : 1e-3; }),
       engine);
-  BOOST_TEST(rp::to_text(sat.claims[0].verdict) == "inconclusive");
+  BOOST_TEST(ex::to_text(sat.claims[0].verdict) == "inconclusive");
   BOOST_TEST_MESSAGE(sat.claims[0].why);
   BOOST_TEST(sat.claims[0].why.find("saturated") == 0u);
   // Two layers growing while predicted efficient: a disagreement, said as such.
-  const rp::ExperimentResult worse =
-      rp::verify(s, "quick",
+  const ex::ExperimentResult worse =
+      ex::verify(s, "quick",
                  measure(s,
-                         [](const nm::RunConfig& c) {
+                         [](const ex::RunConfig& c) {
                            return 1e-4 * static_cast<double>(c.task.tokens * c.task.tokens);
                          }),
                  engine);
-  BOOST_TEST(rp::to_text(worse.claims[1].verdict) == "disagrees");
+  BOOST_TEST(ex::to_text(worse.claims[1].verdict) == "disagrees");
   // Saturated points are shown, not fitted: one layer at 0.9 from T = 24 on leaves 5 points.
-  const rp::ExperimentResult capped = rp::verify(
+  const ex::ExperimentResult capped = ex::verify(
       s, "quick",
       measure(s,
-              [](const nm::RunConfig& c) {
+              [](const ex::RunConfig& c) {
                 return c.model.heads.size() == 1 && c.task.tokens >= 24
                            ? 0.9
                            : 1e-4 * std::pow(static_cast<double>(c.task.tokens), 1.5);
               }),
       engine);
-  BOOST_TEST(rp::to_text(capped.claims[0].verdict) == "inconclusive");
+  BOOST_TEST(ex::to_text(capped.claims[0].verdict) == "inconclusive");
   BOOST_TEST(capped.claims[0].why.find("only 5 points outside saturation") == 0u,
              capped.claims[0].why);
   BOOST_TEST(capped.series[0].x.size() == 7u);
   // Growth in T from runs that had not converged at some T: no verdict.
-  const rp::ExperimentResult budget = rp::verify(
+  const ex::ExperimentResult budget = ex::verify(
       s, "quick",
       measure(
-          s, [](const nm::RunConfig&) { return 1e-3; },
-          [](const nm::RunConfig& c) { return c.task.tokens != 32; }),
+          s, [](const ex::RunConfig&) { return 1e-3; },
+          [](const ex::RunConfig& c) { return c.task.tokens != 32; }),
       engine);
-  BOOST_TEST(rp::to_text(budget.claims[1].verdict) == "inconclusive");
+  BOOST_TEST(ex::to_text(budget.claims[1].verdict) == "inconclusive");
   BOOST_TEST(budget.claims[1].why.find("not converged at this budget") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("exponent", kExponent);
+  const ex::ExperimentSpec s = spec("exponent", kExponent);
   // T0 d / E - 1 = 3: the bound says NMSE falls at least like M^(-2/3).
   auto with_slope = [&](double slope) {
-    return rp::verify(s, "quick",
+    return ex::verify(s, "quick",
                       measure(s,
-                              [&](const nm::RunConfig& c) {
+                              [&](const ex::RunConfig& c) {
                                 return std::pow(1000.0 * static_cast<double>(c.model.ffn_width),
                                                 slope);
                               }),
                       engine);
   };
-  const rp::ExperimentResult steep = with_slope(-2.0);
-  BOOST_TEST(rp::to_text(steep.claims[0].verdict) == "agrees");
+  const ex::ExperimentResult steep = with_slope(-2.0);
+  BOOST_TEST(ex::to_text(steep.claims[0].verdict) == "agrees");
   BOOST_TEST(steep.claims[0].why.find("not tight") != std::string::npos);
-  BOOST_TEST(steep.series[0].predicted_slope == -2.0 / 3.0, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(rp::to_text(with_slope(-2.0 / 3.0).claims[0].verdict) == "agrees");
-  BOOST_TEST(rp::to_text(with_slope(-0.1).claims[0].verdict) == "disagrees");
-  const rp::ExperimentResult shallow_budget = rp::verify(
+  BOOST_TEST(*steep.series[0].predicted_slope == -2.0 / 3.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(ex::to_text(with_slope(-2.0 / 3.0).claims[0].verdict) == "agrees");
+  BOOST_TEST(ex::to_text(with_slope(-0.1).claims[0].verdict) == "disagrees");
+  const ex::ExperimentResult shallow_budget = ex::verify(
       s, "quick",
       measure(
           s,
-          [&](const nm::RunConfig& c) {
+          [&](const ex::RunConfig& c) {
             return std::pow(1000.0 * static_cast<double>(c.model.ffn_width), -0.1);
           },
-          [](const nm::RunConfig& c) { return c.model.ffn_width < 256; }),
+          [](const ex::RunConfig& c) { return c.model.ffn_width < 256; }),
       engine);
-  BOOST_TEST(rp::to_text(shallow_budget.claims[0].verdict) == "inconclusive");
+  BOOST_TEST(ex::to_text(shallow_budget.claims[0].verdict) == "inconclusive");
 }
 
 const char* kConfront = R"toml([experiment]
@@ -316,59 +319,62 @@ seeds = [1, 2, 3]
 
 BOOST_AUTO_TEST_CASE(a_confronted_conjecture_is_judged_architecture_by_architecture) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("confront", kConfront);
+  const ex::ExperimentSpec s = spec("confront", kConfront);
   // Measured as the rules predict: (2) high, the others three decades lower; (1,2) unconverged.
   const auto records = measure(
-      s, [](const nm::RunConfig& r) { return r.model.heads == std::vector<long>{2} ? 0.2 : 2e-4; },
-      [](const nm::RunConfig& r) { return r.model.heads != std::vector<long>{1, 2}; });
-  const rp::ExperimentResult r = rp::verify(s, "quick", records, engine);
-  BOOST_TEST(r.confronted.find("head_count.depth_conjecture (conjecture") == 0u);
+      s, [](const ex::RunConfig& r) { return r.model.heads == std::vector<long>{2} ? 0.2 : 2e-4; },
+      [](const ex::RunConfig& r) { return r.model.heads != std::vector<long>{1, 2}; });
+  const ex::ExperimentResult r = ex::verify(s, "quick", records, engine);
+  BOOST_TEST(
+      rp::entry_statement_text(*r.confronted).find("head_count.depth_conjecture (conjecture") ==
+      0u);
   BOOST_TEST_REQUIRE(r.confrontations.size() == 4u);
-  std::map<std::string, rp::Confrontation> by;
-  for (const rp::Confrontation& c : r.confrontations) by[c.architecture] = c;
+  std::map<std::string, ex::Confrontation> by;
+  for (const ex::Confrontation& c : r.confrontations) by[c.architecture] = c;
   // (2): both predictions say not efficient; it is the reference, and converged.
   BOOST_TEST(by["(2)"].engine == "exponential in T");
-  BOOST_TEST(by["(2)"].entry == "not efficient");
-  BOOST_TEST(by["(2)"].measured == "not efficient");
+  BOOST_TEST(ex::entry_claim_text(by["(2)"]) == "not efficient");
+  BOOST_TEST(ex::measured_text(by["(2)"]) == "not efficient");
   // (1,1): L*h = 2 < 3, the conjecture says not efficient; the engine and the runs disagree.
   BOOST_TEST(by["(1,1)"].engine == "efficient");
-  BOOST_TEST(by["(1,1)"].entry == "not efficient");
-  BOOST_TEST(by["(1,1)"].measured == "efficient");
+  BOOST_TEST(ex::entry_claim_text(by["(1,1)"]) == "not efficient");
+  BOOST_TEST(ex::measured_text(by["(1,1)"]) == "efficient");
   BOOST_TEST(by["(1,1)"].entry_contradicted);
   BOOST_TEST(!by["(1,1)"].engine_contradicted);
   // (3): L*h = 3, the hypothesis fails and the conjecture says nothing.
-  BOOST_TEST(by["(3)"].entry.find("no claim (hypotheses L*h < D of head_count.depth_conjecture fails)") == 0u);
+  BOOST_TEST(ex::entry_claim_text(by["(3)"]).find(
+                 "no claim (hypotheses L*h < D of head_count.depth_conjecture fails)") == 0u);
   BOOST_TEST(!by["(3)"].entry_contradicted);
   // A low NMSE counts from unconverged runs too.
-  BOOST_TEST(by["(1,2)"].measured == "efficient");
+  BOOST_TEST(ex::measured_text(by["(1,2)"]) == "efficient");
 
   // Everything at one level: nothing is efficient, (1,1) is "not efficient" and the engine is
   // the one contradicted, said so.
-  const auto flat = measure(s, [](const nm::RunConfig&) { return 0.2; });
-  for (const rp::Confrontation& c : rp::verify(s, "quick", flat, engine).confrontations) {
-    BOOST_TEST(c.measured == "not efficient");
+  const auto flat = measure(s, [](const ex::RunConfig&) { return 0.2; });
+  for (const ex::Confrontation& c : ex::verify(s, "quick", flat, engine).confrontations) {
+    BOOST_TEST(ex::measured_text(c) == "not efficient");
     BOOST_TEST(c.engine_contradicted == (c.engine == "efficient"));
     BOOST_TEST(!c.entry_contradicted);
   }
   // The reference not converged: no verdict but "inconclusive", with the reason.
   const auto unconverged = measure(
-      s, [](const nm::RunConfig& c) { return c.model.heads == std::vector<long>{2} ? 0.2 : 2e-4; },
-      [](const nm::RunConfig&) { return false; });
-  for (const rp::Confrontation& c : rp::verify(s, "quick", unconverged, engine).confrontations)
-    BOOST_TEST(c.measured.find("inconclusive: the reference (2)") == 0u);
+      s, [](const ex::RunConfig& c) { return c.model.heads == std::vector<long>{2} ? 0.2 : 2e-4; },
+      [](const ex::RunConfig&) { return false; });
+  for (const ex::Confrontation& c : ex::verify(s, "quick", unconverged, engine).confrontations)
+    BOOST_TEST(ex::measured_text(c).find("inconclusive: the reference (2)") == 0u);
   // Two seeds: too few.
   auto two = records;
   two.erase(std::remove_if(two.begin(), two.end(),
-                           [](const nm::RunRecord& x) { return x.labels.at("seed") == "3"; }),
+                           [](const ex::RunRecord& x) { return x.labels.at("seed") == "3"; }),
             two.end());
-  for (const rp::Confrontation& c : rp::verify(s, "quick", two, engine).confrontations)
-    BOOST_TEST(c.measured.find("inconclusive: 2 finished seeds") == 0u);
+  for (const ex::Confrontation& c : ex::verify(s, "quick", two, engine).confrontations)
+    BOOST_TEST(ex::measured_text(c).find("inconclusive: 2 finished seeds") == 0u);
   // An unknown entry is an error at the spec's line.
   std::string text = kConfront;
   text.replace(text.find("head_count.depth_conjecture"), 27, "head_count.nope");
-  const nm::ExperimentSpec bad = spec("bad", text);
+  const ex::ExperimentSpec bad = spec("bad", text);
   try {
-    (void)rp::verify(bad, "quick", {}, engine);
+    (void)ex::verify(bad, "quick", {}, engine);
     BOOST_FAIL("an unknown entry must be refused");
   } catch (const infoflow::InputError& e) {
     BOOST_TEST(std::string(e.what()).find("bad.toml:6:12") != std::string::npos, e.what());
@@ -394,21 +400,21 @@ BOOST_AUTO_TEST_CASE(a_confrontation_is_drawn_per_group_with_a_line_per_T) {
   std::string text = kConfront;
   const std::string single = "D = 3\nT = 8";
   text.replace(text.find(single), single.size(), "D = [3, 4]\nT = [8, 16]");
-  const nm::ExperimentSpec s = spec("panels", text);
+  const ex::ExperimentSpec s = spec("panels", text);
   // At D = 4, (3) and (1,1) are the reference (both call them not efficient) and (1,2), which
   // the engine calls efficient, measures as high: the engine is contradicted there. T = 16 has
   // no run of D = 4.
-  auto records = measure(s, [](const nm::RunConfig& r) {
+  auto records = measure(s, [](const ex::RunConfig& r) {
     const bool four = r.task.comparisons == 4;
     const std::vector<long>& h = r.model.heads;
     const bool high = h == std::vector<long>{r.task.comparisons - 1} ||
                       (four && (h == std::vector<long>{1, 1} || h == std::vector<long>{1, 2}));
     return high ? 0.2 : 2e-4;
   });
-  std::erase_if(records, [](const nm::RunRecord& x) {
+  std::erase_if(records, [](const ex::RunRecord& x) {
     return x.labels.at("D") == "4" && x.labels.at("T") == "16";
   });
-  const rp::ExperimentResult r = rp::verify(s, "quick", records, engine);
+  const ex::ExperimentResult r = ex::verify(s, "quick", records, engine);
   (void)rp::write_report(dir / "panels", {r}, false);
   const std::string figure = read_text(dir / "panels" / "fig_confront.tex");
   BOOST_TEST(figure.find("\\begin{groupplot}[group style={group size=1 by 2,") !=
@@ -432,11 +438,11 @@ BOOST_AUTO_TEST_CASE(a_confrontation_is_drawn_per_group_with_a_line_per_T) {
 
 BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {
   th::Engine engine(catalogue);
-  const nm::ExperimentSpec s = spec("growth", kGrowth);
-  const rp::ExperimentResult r = rp::verify(
+  const ex::ExperimentSpec s = spec("growth", kGrowth);
+  const ex::ExperimentResult r = ex::verify(
       s, "quick",
       measure(s,
-              [](const nm::RunConfig& c) {
+              [](const ex::RunConfig& c) {
                 return c.model.heads.size() == 1 ? 1e-4 * static_cast<double>(c.task.tokens) : 1e-3;
               }),
       engine);

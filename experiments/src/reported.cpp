@@ -1,4 +1,4 @@
-#include "infoflow/report/reported.hpp"
+#include "infoflow/experiments/reported.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/fit.hpp"
 
-namespace infoflow::report {
+namespace infoflow::experiments {
 
 namespace {
 
@@ -67,7 +67,7 @@ ReportedValues ReportedValues::load(const std::filesystem::path& file) {
   return out;
 }
 
-std::optional<ReportedValues> reported_for(const numeric::ExperimentSpec& spec) {
+std::optional<ReportedValues> reported_for(const ExperimentSpec& spec) {
   const std::filesystem::path file =
       spec.file.parent_path() / "reported" / (spec.name + ".toml");
   if (!std::filesystem::is_regular_file(file)) return std::nullopt;
@@ -91,9 +91,9 @@ std::vector<PaperComparison> compare_with_reported(const ExperimentResult& r,
       });
       if (!match) continue;
       any = true;
-      if (row.status == "missing" || row.status == "diverged") continue;
+      if (!row.status || *row.status == numeric::RunStatus::kDiverged) continue;
       ours.push_back(row.best_nmse);
-      converged += row.status == "converged" ? 1 : 0;
+      converged += *row.status == numeric::RunStatus::kConverged ? 1 : 0;
     }
     if (!any) continue;
     PaperComparison c;
@@ -109,4 +109,4 @@ std::vector<PaperComparison> compare_with_reported(const ExperimentResult& r,
   return out;
 }
 
-}  // namespace infoflow::report
+}  // namespace infoflow::experiments

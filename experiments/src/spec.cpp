@@ -1,61 +1,36 @@
-#include "infoflow/numeric/experiment.hpp"
+#include "infoflow/experiments/spec.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <chrono>
-#include <cmath>
-#include <fstream>
-#include <limits>
-#include <mutex>
+#include <cstdint>
 #include <set>
-#include <stdexcept>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "infoflow/core/atomic_file.hpp"
+#include "claims/claim_kind.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/memory.hpp"
+#include "run_key.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
+namespace infoflow::experiments {
 
-namespace infoflow::numeric {
-
-std::string instruction_set() { return INFOFLOW_MARCH; }
-std::string build_type() { return INFOFLOW_BUILD_TYPE; }
-bool default_numeric_build() {
-  return instruction_set() == INFOFLOW_DEFAULT_MARCH && build_type() == "Release";
-}
+using namespace numeric;  // the configuration types a run is made of
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-/// The default build adds nothing to a key (the keys of earlier results hold); any other keeps
-/// its runs apart, since their numbers differ in the low bits.
-std::string build_tag() {
-  std::string tag;
-  if (instruction_set() != INFOFLOW_DEFAULT_MARCH) tag += "/march=" + instruction_set();
-  if (build_type() != "Release") tag += "/build=" + build_type();
-  return tag;
-}
-
 SourceLocation location(const fs::path& file, const toml::source_region& r) {
   return SourceLocation{file.string(), r.begin.line, r.begin.column};
 }
 
-const std::set<std::string> kClaims{"heads_phase", "growth_in_T", "exponent"};
 const std::set<std::string> kExperimentKeys{"name", "title", "claim", "task",    "formula",
                                             "d",    "inputs", "group", "arm", "confront"};
 // Profile keys: integers, numbers and strings; each may be a list (swept).
@@ -69,15 +44,6 @@ const std::set<std::string> kNumberKeys{"lr",    "weight_decay", "min_lr_ratio",
                                         "clip",  "scale",        "plateau_tolerance"};
 const std::set<std::string> kStringKeys{"heads", "pe", "activation", "precision", "norm"};
 const std::set<std::string> kBoolKeys{"pre_ln"};
-
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 std::string value_text(const toml::node& n) {
   if (const auto* i = n.as_integer()) return std::to_string(i->get());
@@ -166,93 +132,6 @@ void check_distinct(const std::vector<const toml::node*>& seeds, const fs::path&
   }
 }
 
-/// What makes a run's task: runs with the same one differ only in their model or training.
-json task_json(const RunConfig& r) {
-  json task = {{"name", r.task.name},
-               {"T", r.task.tokens},
-               {"d", r.task.token_dim},
-               {"D", r.task.comparisons},
-               {"k", r.task.rank},
-               {"T0", r.task.positions},
-               {"norm", r.task.norm == NormKind::kSquared ? "squared" : "plain"},
-               {"task_seed", r.task.seed}};
-  if (!r.formula.empty()) {
-    task = {{"formula", r.formula},
-            {"bindings", r.bindings},
-            {"d", r.task.token_dim},
-            {"task_seed", r.task.seed},
-            {"inputs", {r.inputs.variance, r.inputs.min_norm, r.inputs.max_norm}}};
-  }
-  return task;
-}
-
-json config_json(const RunConfig& r) {
-  const ModelConfig& m = r.model;
-  const TrainOptions& t = r.training;
-  json config = {{"task", task_json(r)},
-          {"model",
-           {{"heads", m.heads},
-            {"E", m.embedding},
-            {"head_dim", m.head_dim},
-            {"ffn_width", m.ffn_width},
-            {"readout_width", m.readout_width},
-            {"activation", to_string(m.activation)},
-            {"pe", to_string(m.positional)},
-            {"pre_ln", m.pre_layer_norm},
-            {"scale", m.attention_scale}}},
-          {"training",
-           {{"steps", t.steps},
-            {"batch", t.batch},
-            {"lr", t.adam.learning_rate},
-            {"weight_decay", t.adam.weight_decay},
-            {"warmup", t.warmup},
-            {"min_lr_ratio", t.min_lr_ratio},
-            {"clip", t.clip},
-            {"eval_every", t.eval_every},
-            {"val_size", t.validation_size},
-            {"seed", t.seed},
-            {"chunks", t.chunks},
-            {"precision", to_string(t.precision)}}}};
-  // Only where they differ from the defaults, so that the keys of earlier results still hold.
-  const TrainOptions defaults;
-  json& training = config["training"];
-  if (t.max_steps != defaults.max_steps) {
-    training["until_plateau"] = t.max_steps;
-    // The peak held until the plateau, then a cool-down of a quarter of the steps (train.hpp):
-    // runs of the earlier rule, which stopped at the peak, do not share these keys.
-    training["cooldown"] = 0.25;
-  }
-  if (t.plateau_tolerance != defaults.plateau_tolerance)
-    training["plateau_tolerance"] = t.plateau_tolerance;
-  return config;
-}
-
-/// An integer field of a record; a fraction or an integer out of range makes a corrupt record
-/// (converting it would be undefined or wrong).
-template <typename Integer>
-Integer integer_field(const json& j) {
-  const bool fits = j.is_number_unsigned()  ? std::in_range<Integer>(j.get<std::uint64_t>())
-                    : j.is_number_integer() ? std::in_range<Integer>(j.get<std::int64_t>())
-                                            : false;
-  if (!fits) throw std::invalid_argument("expected an integer in range, found " + j.dump());
-  return j.get<Integer>();
-}
-
-double number_or_inf(const json& j) {
-  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::infinity();
-}
-
-json finite_or_null(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-
-/// [[step, validation NMSE], ...]: what the plateau test and the report's curves need.
-json validation_curve(const TrainResult& r) {
-  json out = json::array();
-  for (const CurvePoint& p : r.curve) out.push_back({p.step, finite_or_null(p.validation_nmse)});
-  return out;
-}
-
 }  // namespace
 
 struct ExperimentSpec::Document {
@@ -337,10 +216,9 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
   }
   spec.title = text("title", false);
   spec.claim = text("claim", true);
-  if (kClaims.count(spec.claim) == 0) {
-    throw InputError(
-        location(file, e->get("claim")->source()),
-        "experiment: claim '" + spec.claim + "' is not one of heads_phase, growth_in_T, exponent");
+  if (find_claim_kind(spec.claim) == nullptr) {
+    throw InputError(location(file, e->get("claim")->source()),
+                     "experiment: claim '" + spec.claim + "' is not one of " + claim_kind_names());
   }
   spec.group = text("group", false);
   spec.arm = text("arm", false);
@@ -586,7 +464,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       throw InputError(err.where().line > 0 ? err.where() : heads_at,
                        "profile." + profile + " (" + labels + "): " + err.message());
     }
-    r.key = fmt::format("{:016x}", fnv1a(config_json(r).dump() + kCodeVersion + build_tag()));
+    r.key = run_key(r);
     out.push_back(std::move(r));
     std::size_t a = axes.size();
     while (a > 0) {
@@ -599,364 +477,4 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
   }
 }
 
-// ---- results -----------------------------------------------------------------------------
-
-namespace {
-
-/// "what file: the system's reason", for an I/O call that failed with `error`.
-[[noreturn]] void io_failure(const std::string& what, const fs::path& file, int error) {
-  throw InputError(SourceLocation{file.string(), 0, 0},
-                   what + ": " + std::generic_category().message(error));
-}
-
-void create_parent(const fs::path& file) {
-  if (!file.has_parent_path()) return;
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  if (ec) io_failure("cannot create the results folder", file.parent_path(), ec.value());
-}
-
-/// An exclusive advisory lock (flock) on a results file, held by one sweep for its whole run:
-/// a second sweep on the same file is refused instead of running everything again.
-class SweepLock {
- public:
-  explicit SweepLock(const fs::path& file) {
-    create_parent(file);
-    fd_ = ::open(file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) io_failure("cannot open the results file", file, errno);
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int error = errno;
-      ::close(fd_);
-      if (error == EWOULDBLOCK) {
-        throw InputError(SourceLocation{file.string(), 0, 0},
-                         "another sweep is writing this results file; wait for it to finish "
-                         "(or give this one another --results folder and merge them)");
-      }
-      io_failure("cannot lock the results file", file, error);
-    }
-  }
-  SweepLock(const SweepLock&) = delete;
-  SweepLock& operator=(const SweepLock&) = delete;
-  ~SweepLock() { ::close(fd_); }  // closing releases the lock
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace
-
-ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
-
-std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
-  std::vector<RunRecord> out;
-  std::ifstream in(file_);
-  if (!in) {
-    if (errno == ENOENT) return out;  // nothing run yet
-    io_failure("cannot read the results file", file_, errno);
-  }
-  std::set<std::string> seen;
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    try {
-      const json j = json::parse(line);
-      RunRecord r;
-      r.key = j.at("key").get<std::string>();
-      r.experiment = j.at("experiment").get<std::string>();
-      r.labels = j.at("labels").get<std::map<std::string, std::string>>();
-      r.status = parse_run_status(j.at("status").get<std::string>());
-      r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
-      r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
-      r.steps_done = integer_field<long>(j.at("steps_done"));
-      r.diverged_at = integer_field<long>(j.at("diverged_at"));
-      r.parameters = integer_field<long>(j.at("parameters"));
-      r.parameters_theory = integer_field<long>(j.at("parameters_theory"));
-      r.seconds = j.at("seconds").get<double>();
-      r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"));
-      if (j.contains("curve")) {
-        for (const json& point : j.at("curve"))
-          r.curve.emplace_back(integer_field<long>(point.at(0)), number_or_inf(point.at(1)));
-      }
-      if (seen.insert(r.key).second) out.push_back(std::move(r));
-    } catch (const std::exception& e) {
-      if (warnings != nullptr) {
-        warnings->push_back(fmt::format("{}:{}: corrupt record skipped ({})", file_.string(),
-                                        number, std::string(e.what()).substr(0, 80)));
-      }
-    }
-  }
-  return out;
-}
-
-void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
-  json record = {{"key", run.key},
-                       {"experiment", run.experiment},
-                       {"labels", run.labels},
-                       {"config", config_json(run)},
-                       {"code_version", kCodeVersion},
-                       {"march", instruction_set()},
-                       {"build_type", build_type()},
-                       {"status", to_string(r.status)},
-                       {"converged", r.status == RunStatus::kConverged},
-                       {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},
-                       {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
-                       {"best_step", r.best_step},
-                       {"steps_done", r.steps_done},
-                       {"resumed_from", r.resumed_from},
-                       {"diverged_at", r.diverged_at},
-                       {"parameters", r.parameters.total},
-                       {"parameters_theory", r.parameters.theory()},
-                       {"seconds", r.seconds_total},
-                       {"target_std", r.target_std},
-                       {"curve", validation_curve(r)}};
-  if (run.training.max_steps > 0) record["cooldown_start"] = r.cooldown.start;
-  std::string line = record.dump() + "\n";
-  create_parent(file_);
-  const int fd = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) io_failure("cannot open the results file", file_, errno);
-  // A torn last line (a crash mid-write elsewhere) must stay a line of its own.
-  const off_t before = ::lseek(fd, 0, SEEK_END);
-  char last = '\n';
-  if (before > 0 && ::pread(fd, &last, 1, before - 1) == 1 && last != '\n') {
-    line.insert(line.begin(), '\n');
-  }
-  // One write() normally; a short one is followed by another, which fails with the reason.
-  int error = 0;
-  for (std::size_t done = 0; done < line.size() && error == 0;) {
-    const ssize_t wrote = ::write(fd, line.data() + done, line.size() - done);
-    if (wrote > 0) done += static_cast<std::size_t>(wrote);
-    error = wrote < 0 ? errno : wrote == 0 ? ENOSPC : 0;
-  }
-  if (error != 0 || ::fsync(fd) != 0) {
-    const int cause = error != 0 ? error : errno;
-    // Cut a partial record off again, so that the file ends with a whole record.
-    if (before >= 0) (void)::ftruncate(fd, before);
-    ::close(fd);
-    io_failure("cannot append to the results file", file_, cause);
-  }
-  ::close(fd);
-}
-
-fs::path checkpoint_path(const ResultStore& store, const RunConfig& run) {
-  const fs::path dir = store.file().has_parent_path() ? store.file().parent_path() : ".";
-  return dir / "checkpoints" / run.experiment / (run.key + ".ckpt");
-}
-
-namespace {
-
-/// A recorded run's checkpoint, and the half-written copies a killed writer left beside it
-/// (".NAME.XXXXXX", core/atomic_file.hpp).
-void remove_checkpoint(const fs::path& checkpoint) {
-  fs::remove(checkpoint);
-  const std::string partial = "." + checkpoint.filename().string() + ".";
-  std::error_code ignored;
-  for (const fs::directory_entry& e : fs::directory_iterator(checkpoint.parent_path(), ignored)) {
-    if (e.path().filename().string().rfind(partial, 0) == 0) fs::remove(e.path(), ignored);
-  }
-}
-
-}  // namespace
-
-std::pair<Index, Index> parse_shard(const std::string& text) {
-  const std::size_t slash = text.find('/');
-  try {
-    if (slash != std::string::npos) {
-      std::size_t a = 0;
-      std::size_t b = 0;
-      const long i = std::stol(text.substr(0, slash), &a);
-      const long n = std::stol(text.substr(slash + 1), &b);
-      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 0 && i < n) return {i, n};
-    }
-  } catch (const std::exception&) {
-  }
-  throw InputError("--shard needs i/N with 0 <= i < N, e.g. 0/4 (got '" + text + "')");
-}
-
-std::pair<std::string, std::string> parse_where(const std::string& text) {
-  const std::size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    throw InputError("--where needs LABEL=VALUE, e.g. D=3 or heads_pattern=D,D (got '" + text +
-                     "')");
-  }
-  return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-namespace {
-
-bool selected(const RunConfig& run, const std::map<std::string, std::set<std::string>>& where) {
-  for (const auto& [label, values] : where) {
-    const auto it = run.labels.find(label);
-    if (it == run.labels.end() || values.count(it->second) == 0) return false;
-  }
-  return true;
-}
-
-/// Every --where label must be one of the profile's, and the selection must not be empty: a
-/// typo would otherwise run nothing and say nothing.
-void check_where(const std::vector<RunConfig>& all, const SweepOptions& o) {
-  if (o.where.empty()) return;
-  std::set<std::string> labels;
-  for (const RunConfig& r : all) {
-    for (const auto& [k, v] : r.labels) labels.insert(k);
-  }
-  for (const auto& [label, values] : o.where) {
-    if (labels.count(label) == 0) {
-      std::string known;
-      for (const std::string& l : labels) known += (known.empty() ? "" : ", ") + l;
-      throw InputError("--where " + label + ": profile " + o.profile + " has no label '" + label +
-                       "' (its labels: " + known + ")");
-    }
-  }
-  if (std::none_of(all.begin(), all.end(), [&](const RunConfig& r) { return selected(r, o.where); })) {
-    throw InputError("--where selects no run of profile " + o.profile);
-  }
-}
-
-}  // namespace
-
-SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, const SweepOptions& o,
-                       const std::function<void(const SweepProgress&)>& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  SweepSummary summary;
-  const std::vector<RunConfig> all = spec.runs(o.profile);
-  check_where(all, o);
-  const SweepLock held(store.file());
-  std::set<std::string> done;
-  for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
-  std::vector<const RunConfig*> pending;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (static_cast<Index>(i) % o.shards != o.shard || !selected(all[i], o.where)) continue;
-    ++summary.runs;
-    if (done.count(all[i].key) != 0) {
-      ++summary.skipped;
-    } else {
-      pending.push_back(&all[i]);
-    }
-  }
-  const Index workers = std::max<Index>(
-      1, std::min<Index>(
-             o.workers > 0 ? o.workers : static_cast<Index>(std::thread::hardware_concurrency()),
-             static_cast<Index>(pending.size())));
-  std::atomic<std::size_t> next{0};
-  std::mutex mutex;
-  std::exception_ptr failure;
-  SweepProgress state{0, static_cast<Index>(pending.size()), summary.skipped, 0,
-                      std::numeric_limits<double>::infinity()};
-  auto work = [&] {
-    while (true) {
-      const std::size_t i = next++;
-      if (i >= pending.size()) return;
-      {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (failure) return;
-      }
-      try {
-        RunConfig run = *pending[i];
-        if (o.checkpoint_every > 0) {
-          run.training.checkpoint = checkpoint_path(store, run);
-          run.training.checkpoint_every = o.checkpoint_every;
-          run.training.checkpoint_tag = run.key;
-        }
-        const std::unique_ptr<Task> task = run.make();
-        const TrainResult result = train(run.model, *task, run.training);
-        // One writer at a time: append() looks at the file's last byte before writing.
-        const std::lock_guard<std::mutex> lock(mutex);
-        store.append(run, result);
-        if (!run.training.checkpoint.empty()) remove_checkpoint(run.training.checkpoint);
-        ++state.done;
-        if (result.status == RunStatus::kDiverged)
-          ++summary.diverged;
-        else
-          ++summary.completed;
-        state.best_nmse = std::min(state.best_nmse, result.best_validation_nmse);
-        state.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (progress) progress(state);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        return;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (Index w = 0; w < workers; ++w) threads.emplace_back(work);
-  for (std::thread& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return summary;
-}
-
-namespace {
-
-/// The fields in which two records of one run differ, with both values; the time taken may.
-std::string differences(const json& first, const json& second) {
-  std::string out;
-  for (const auto& [field, value] : first.items()) {
-    if (field == "seconds" || (second.contains(field) && second.at(field) == value)) continue;
-    out += fmt::format("{}{} {} against {}", out.empty() ? "" : "; ", field, value.dump(),
-                       second.contains(field) ? second.at(field).dump() : "(missing)");
-  }
-  for (const auto& [field, value] : second.items()) {
-    if (!first.contains(field)) out += fmt::format("; {} (missing) against {}", field, value.dump());
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
-                                       const fs::path& output) {
-  std::vector<std::string> warnings;
-  struct Seen {
-    json record;
-    std::string where;
-  };
-  std::map<std::string, Seen> seen;
-  std::vector<std::string> conflicts;
-  std::string content;
-  for (const fs::path& in : inputs) {
-    std::error_code ec;
-    if (!fs::is_regular_file(in, ec))
-      throw InputError(SourceLocation{in.string(), 0, 0}, "no such results file");
-    std::ifstream f(in);
-    if (!f) io_failure("cannot read the results file", in, errno);
-    std::string line;
-    std::size_t number = 0;
-    while (std::getline(f, line)) {
-      ++number;
-      if (line.empty()) continue;
-      json record;
-      std::string key;
-      try {
-        record = json::parse(line);
-        key = record.at("key").get<std::string>();
-      } catch (const std::exception&) {
-        warnings.push_back(fmt::format("{}:{}: corrupt record skipped", in.string(), number));
-        continue;
-      }
-      const std::string where = fmt::format("{}:{}", in.string(), number);
-      const auto [it, fresh] = seen.try_emplace(key, Seen{record, where});
-      if (fresh) {
-        content += line + "\n";
-      } else if (const std::string diff = differences(it->second.record, record); !diff.empty()) {
-        conflicts.push_back(fmt::format("run {} at {} and at {} differs: {}", key,
-                                        it->second.where, where, diff));
-      }
-    }
-  }
-  if (!conflicts.empty()) {
-    std::string message = fmt::format(
-        "{} run{} recorded with different results; nothing merged (remove the records that "
-        "are wrong):",
-        conflicts.size(), conflicts.size() == 1 ? " is" : "s are");
-    for (const std::string& c : conflicts) message += "\n  " + c;
-    throw InputError(message);
-  }
-  write_file_atomically(output, content);
-  return warnings;
-}
-
-}  // namespace infoflow::numeric
+}  // namespace infoflow::experiments

@@ -1,0 +1,74 @@
+// exponent: NMSE against the parameter count M must fall at least as fast as the upper bound
+// M = O(eps^-a) says, M^(-2/a) (the rule is in verification.hpp).
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "infoflow/numeric/fit.hpp"
+
+#include "claims/claim_kind.hpp"
+#include "claims/slopes.hpp"
+#include "evidence.hpp"
+#include "prediction.hpp"
+
+namespace infoflow::experiments {
+
+namespace {
+
+void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
+  const theorems::Plan& plan = line.plan();
+  const std::string rate = rate_text(plan);
+  const std::vector<const Cell*>& members = line.members;
+  const std::vector<const Cell*>& fitted = line.fitted;
+  const double a = exponent_at(plan, members.front()->tokens);
+  const double predicted = -2.0 / a;
+  s.predicted_slope = predicted;
+  const numeric::PowerLawFit f = numeric::fit_power_law(line.xs, line.ys);
+  s.has_fit = true;
+  s.fit = f;
+  claim.prediction =
+      fmt::format("{} at T = {}: NMSE ~ M^({:.2f})", rate, members.front()->tokens, predicted);
+  claim.measured = fmt::format(
+      "slope {:.2f} [{:.2f}, {:.2f}] (Theil-Sen {:.2f}) over M = {:g}..{:g}, {} points, up "
+      "to {} seeds",
+      f.slope, f.slope_ci.low, f.slope_ci.high, f.robust_slope, f.x_min, f.x_max, f.points,
+      f.seeds);
+  // The rate is an upper bound on M: NMSE must fall at least as fast as M^(-2/a).
+  claim.verdict = f.slope_ci.low <= predicted ? Agreement::kAgrees : Agreement::kDisagrees;
+  claim.why = f.slope_ci.contains(predicted)
+                  ? "the predicted slope lies in the interval: the bound is tight here"
+              : claim.verdict == Agreement::kAgrees
+                  ? fmt::format(
+                        "NMSE falls faster than the bound's M^({:.2f}): the bound holds "
+                        "and is not tight for "
+                        "this target",
+                        predicted)
+                  : fmt::format(
+                        "NMSE falls slower than the bound's M^({:.2f}) allows (training "
+                        "adds optimisation "
+                        "error, which a longer run may reduce)",
+                        predicted);
+  // Too shallow a fall counts only from converged runs.
+  if (claim.verdict == Agreement::kDisagrees &&
+      !not_converged(fitted, "of the fitted points").empty()) {
+    claim.verdict = Agreement::kInconclusive;
+    claim.why = not_converged(fitted, "of the fitted points");
+  }
+}
+
+void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out) {
+  out.x_label = "parameters M (encoder + FFN + readout)";
+  (void)judge_lines(
+      cells, spec.arm.empty() ? "ffn_width" : spec.arm, "M",
+      [](const Cell& c) { return c.theory_params.empty() ? 0.0 : c.theory_params.front(); },
+      judge_line, out);
+}
+
+}  // namespace
+
+extern const ClaimKind kExponent;  // registered in claims/registry.cpp
+const ClaimKind kExponent{"exponent", judge};
+
+}  // namespace infoflow::experiments

@@ -1,0 +1,102 @@
+// growth_in_T: for each architecture, NMSE must stay flat in T when the engine calls it
+// efficient and grow when it does not; arms predicted differently are compared at the largest
+// T (the rules are in verification.hpp).
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "infoflow/numeric/fit.hpp"
+
+#include "claims/claim_kind.hpp"
+#include "claims/slopes.hpp"
+#include "evidence.hpp"
+
+namespace infoflow::experiments {
+
+namespace {
+
+void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
+  const theorems::Plan& plan = line.plan();
+  const std::string rate = rate_text(plan);
+  const std::vector<double>& xs = line.xs;
+  const std::vector<std::vector<double>>& ys = line.ys;
+  const bool efficient = plan.verdict == theorems::Verdict::kEfficient;
+  claim.prediction = fmt::format("{} ({}): NMSE {} in T", rate, theorems::to_text(plan.verdict),
+                                 efficient ? "does not grow" : "grows");
+  const numeric::GrowthTest g = numeric::classify_growth(xs, ys, "T");
+  claim.measured = numeric::to_text(g.growth) + ": " + g.evidence;
+  s.has_fit = true;
+  s.fit = g.fit;
+  const bool grows = g.growth == numeric::Growth::kGrowing;
+  const bool stays = g.growth == numeric::Growth::kFlat || g.growth == numeric::Growth::kFalling;
+  claim.verdict = g.growth == numeric::Growth::kInconclusive ? Agreement::kInconclusive
+                  : (efficient ? stays : grows)              ? Agreement::kAgrees
+                                                             : Agreement::kDisagrees;
+  claim.why = claim.verdict == Agreement::kInconclusive
+                  ? "the slope's interval straddles a class boundary"
+              : claim.verdict == Agreement::kAgrees
+                  ? "the measured growth class is the predicted one"
+                  : "the measured growth class is the opposite of the prediction";
+  if (!s.median.empty() && s.median.front() >= kSaturated) {
+    claim.verdict = Agreement::kInconclusive;
+    claim.why = fmt::format(
+        "saturated: the median NMSE is {:.2f} already at T = {:g}; at this budget the "
+        "network "
+        "does not learn the target, so its growth in T cannot be measured",
+        s.median.front(), s.x.front());
+  }
+  // Growth or flatness in T needs converged runs at every T.
+  const std::string unconverged = not_converged(line.members, "of this line");
+  if (claim.verdict != Agreement::kInconclusive && !unconverged.empty()) {
+    claim.verdict = Agreement::kInconclusive;
+    claim.why = unconverged;
+  }
+}
+
+void judge(const ExperimentSpec& /*spec*/, const Cells& cells, ExperimentResult& out) {
+  out.x_label = "T";
+  const std::map<std::string, std::vector<const Cell*>> lines = judge_lines(
+      cells, "T", "T",
+      [](const Cell& c) {
+        return as_number(c.labels.count("T") ? c.labels.at("T") : std::to_string(c.tokens));
+      },
+      judge_line, out);
+  // Arms predicted differently: compare them at the largest T.
+  std::vector<const Cell*> good;
+  std::vector<const Cell*> bad;
+  std::string good_names;
+  std::string bad_names;
+  std::string medians;
+  double largest = 0;
+  for (const auto& [line, members] : lines) {
+    for (const Cell* c : members) largest = std::max(largest, static_cast<double>(c->tokens));
+  }
+  for (const auto& [line, members] : lines) {
+    for (const Cell* c : members) {
+      if (static_cast<double>(c->tokens) != largest) continue;
+      const bool efficient = c->plan->verdict == theorems::Verdict::kEfficient;
+      (efficient ? good : bad).push_back(c);
+      std::string& names = efficient ? good_names : bad_names;
+      names += (names.empty() ? "" : "; ") + line;
+      medians += fmt::format("{}{}: {}", medians.empty() ? "" : "; ", line,
+                             nmse_text(numeric::median_of(c->nmse)));
+    }
+  }
+  if (!good.empty() && !bad.empty()) {
+    out.claims.push_back(
+        gap_claim(fmt::format("at T = {:g}", largest),
+                  fmt::format("efficient ({}) reaches a lower NMSE than not efficient ({})",
+                              good_names, bad_names),
+                  good, bad, medians));
+  }
+}
+
+}  // namespace
+
+extern const ClaimKind kGrowthInT;  // registered in claims/registry.cpp
+const ClaimKind kGrowthInT{"growth_in_T", judge};
+
+}  // namespace infoflow::experiments

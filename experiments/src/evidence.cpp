@@ -1,0 +1,89 @@
+#include "evidence.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "infoflow/numeric/fit.hpp"
+
+namespace infoflow::experiments {
+
+std::string too_few_seeds(const std::vector<const Cell*>& cells) {
+  for (const Cell* c : cells) {
+    if (c->finished() < kMinSeeds) {
+      return fmt::format(
+          "too few seeds: {} finished run{} for {} (an interval needs at least {})", c->finished(),
+          c->finished() == 1 ? "" : "s", c->labels.count("heads") ? c->labels.at("heads") : "a point",
+          kMinSeeds);
+    }
+  }
+  return "";
+}
+
+std::string not_converged(const std::vector<const Cell*>& cells, const std::string& side) {
+  std::size_t runs = 0;
+  std::size_t converged = 0;
+  std::size_t unrecorded = 0;
+  for (const Cell* c : cells) {
+    runs += c->finished();
+    converged += c->converged_count();
+    for (std::size_t i = 0; i < c->nmse.size(); ++i)
+      unrecorded += std::isfinite(c->nmse[i]) && !c->recorded[i] ? 1 : 0;
+  }
+  if (converged >= runs) return "";
+  return fmt::format(
+      "not converged at this budget: {} of {} runs {} did not pass the plateau test{}, and a "
+      "high NMSE counts only from converged runs",
+      runs - converged, runs, side,
+      unrecorded == 0 ? ""
+                      : fmt::format(" ({} of them predate the convergence record: unknown)",
+                                    unrecorded));
+}
+
+Claim gap_claim(const std::string& group, const std::string& prediction,
+                const std::vector<const Cell*>& good_cells,
+                const std::vector<const Cell*>& bad_cells, const std::string& medians) {
+  std::vector<std::vector<double>> good;
+  std::vector<std::vector<double>> bad;
+  for (const Cell* c : good_cells) good.push_back(c->nmse);
+  for (const Cell* c : bad_cells) bad.push_back(c->nmse);
+  Claim claim;
+  claim.group = group;
+  claim.prediction = prediction;
+  try {
+    const numeric::Gap gap = numeric::log_gap(good, bad);
+    claim.measured = fmt::format("gap {:.2f} decades [{:.2f}, {:.2f}]; median NMSE {}", gap.decades,
+                                 gap.ci.low, gap.ci.high, medians);
+    claim.verdict = gap.ci.low > kPhaseDecades ? Agreement::kAgrees
+                    : gap.ci.high < 0          ? Agreement::kDisagrees
+                                               : Agreement::kInconclusive;
+    claim.why = claim.verdict == Agreement::kAgrees
+                    ? fmt::format("the gap's interval lies above {} decade", kPhaseDecades)
+                : claim.verdict == Agreement::kDisagrees
+                    ? "the configurations predicted inefficient do better"
+                    : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
+    // A low NMSE supports "efficient" from any run; a high one supports "not efficient" only
+    // from converged runs (agreeing needs the inefficient side converged, disagreeing the
+    // efficient side).
+    const std::string unconverged =
+        claim.verdict == Agreement::kAgrees
+            ? not_converged(bad_cells, "of the configurations predicted inefficient")
+        : claim.verdict == Agreement::kDisagrees
+            ? not_converged(good_cells, "of the configurations predicted efficient")
+            : "";
+    std::vector<const Cell*> all = good_cells;
+    all.insert(all.end(), bad_cells.begin(), bad_cells.end());
+    const std::string few = too_few_seeds(all);
+    if (!few.empty() || !unconverged.empty()) {
+      claim.verdict = Agreement::kInconclusive;
+      claim.why = !few.empty() ? few : unconverged;
+    }
+  } catch (const std::invalid_argument&) {
+    claim.measured = "no finished run on one side";
+    claim.why = "not enough data";
+  }
+  return claim;
+}
+
+
+}  // namespace infoflow::experiments

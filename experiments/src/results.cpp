@@ -1,0 +1,221 @@
+#include "infoflow/experiments/results.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "infoflow/core/atomic_file.hpp"
+#include "infoflow/core/error.hpp"
+#include "infoflow/numeric/build.hpp"
+#include "results_file.hpp"
+#include "run_key.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace infoflow::experiments {
+
+using namespace numeric;  // the configuration types a run is made of
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// An integer field of a record; a fraction or an integer out of range makes a corrupt record
+/// (converting it would be undefined or wrong).
+template <typename Integer>
+Integer integer_field(const json& j) {
+  const bool fits = j.is_number_unsigned()  ? std::in_range<Integer>(j.get<std::uint64_t>())
+                    : j.is_number_integer() ? std::in_range<Integer>(j.get<std::int64_t>())
+                                            : false;
+  if (!fits) throw std::invalid_argument("expected an integer in range, found " + j.dump());
+  return j.get<Integer>();
+}
+
+double number_or_inf(const json& j) {
+  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::infinity();
+}
+
+json finite_or_null(double x) {
+  return std::isfinite(x) ? json(x) : json(nullptr);
+}
+
+/// [[step, validation NMSE], ...]: what the plateau test and the report's curves need.
+json validation_curve(const TrainResult& r) {
+  json out = json::array();
+  for (const CurvePoint& p : r.curve) out.push_back({p.step, finite_or_null(p.validation_nmse)});
+  return out;
+}
+
+
+/// The fields in which two records of one run differ, with both values; the time taken may.
+std::string differences(const json& first, const json& second) {
+  std::string out;
+  for (const auto& [field, value] : first.items()) {
+    if (field == "seconds" || (second.contains(field) && second.at(field) == value)) continue;
+    out += fmt::format("{}{} {} against {}", out.empty() ? "" : "; ", field, value.dump(),
+                       second.contains(field) ? second.at(field).dump() : "(missing)");
+  }
+  for (const auto& [field, value] : second.items()) {
+    if (!first.contains(field)) out += fmt::format("; {} (missing) against {}", field, value.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
+
+std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
+  std::vector<RunRecord> out;
+  std::ifstream in(file_);
+  if (!in) {
+    if (errno == ENOENT) return out;  // nothing run yet
+    io_failure("cannot read the results file", file_, errno);
+  }
+  std::set<std::string> seen;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    try {
+      const json j = json::parse(line);
+      RunRecord r;
+      r.key = j.at("key").get<std::string>();
+      r.experiment = j.at("experiment").get<std::string>();
+      r.labels = j.at("labels").get<std::map<std::string, std::string>>();
+      r.status = parse_run_status(j.at("status").get<std::string>());
+      r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
+      r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
+      r.steps_done = integer_field<long>(j.at("steps_done"));
+      r.diverged_at = integer_field<long>(j.at("diverged_at"));
+      r.parameters = integer_field<long>(j.at("parameters"));
+      r.parameters_theory = integer_field<long>(j.at("parameters_theory"));
+      r.seconds = j.at("seconds").get<double>();
+      r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"));
+      if (j.contains("curve")) {
+        for (const json& point : j.at("curve"))
+          r.curve.emplace_back(integer_field<long>(point.at(0)), number_or_inf(point.at(1)));
+      }
+      if (seen.insert(r.key).second) out.push_back(std::move(r));
+    } catch (const std::exception& e) {
+      if (warnings != nullptr) {
+        warnings->push_back(fmt::format("{}:{}: corrupt record skipped ({})", file_.string(),
+                                        number, std::string(e.what()).substr(0, 80)));
+      }
+    }
+  }
+  return out;
+}
+
+void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
+  json record = {{"key", run.key},
+                       {"experiment", run.experiment},
+                       {"labels", run.labels},
+                       {"config", config_json(run)},
+                       {"code_version", kCodeVersion},
+                       {"march", instruction_set()},
+                       {"build_type", build_type()},
+                       {"status", to_string(r.status)},
+                       {"converged", r.status == RunStatus::kConverged},
+                       {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},
+                       {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
+                       {"best_step", r.best_step},
+                       {"steps_done", r.steps_done},
+                       {"resumed_from", r.resumed_from},
+                       {"diverged_at", r.diverged_at},
+                       {"parameters", r.parameters.total},
+                       {"parameters_theory", r.parameters.theory()},
+                       {"seconds", r.seconds_total},
+                       {"target_std", r.target_std},
+                       {"curve", validation_curve(r)}};
+  if (run.training.max_steps > 0) record["cooldown_start"] = r.cooldown.start;
+  std::string line = record.dump() + "\n";
+  create_parent(file_);
+  const int fd = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) io_failure("cannot open the results file", file_, errno);
+  // A torn last line (a crash mid-write elsewhere) must stay a line of its own.
+  const off_t before = ::lseek(fd, 0, SEEK_END);
+  char last = '\n';
+  if (before > 0 && ::pread(fd, &last, 1, before - 1) == 1 && last != '\n') {
+    line.insert(line.begin(), '\n');
+  }
+  // One write() normally; a short one is followed by another, which fails with the reason.
+  int error = 0;
+  for (std::size_t done = 0; done < line.size() && error == 0;) {
+    const ssize_t wrote = ::write(fd, line.data() + done, line.size() - done);
+    if (wrote > 0) done += static_cast<std::size_t>(wrote);
+    error = wrote < 0 ? errno : wrote == 0 ? ENOSPC : 0;
+  }
+  if (error != 0 || ::fsync(fd) != 0) {
+    const int cause = error != 0 ? error : errno;
+    // Cut a partial record off again, so that the file ends with a whole record.
+    if (before >= 0) (void)::ftruncate(fd, before);
+    ::close(fd);
+    io_failure("cannot append to the results file", file_, cause);
+  }
+  ::close(fd);
+}
+
+std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
+                                       const fs::path& output) {
+  std::vector<std::string> warnings;
+  struct Seen {
+    json record;
+    std::string where;
+  };
+  std::map<std::string, Seen> seen;
+  std::vector<std::string> conflicts;
+  std::string content;
+  for (const fs::path& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_regular_file(in, ec))
+      throw InputError(SourceLocation{in.string(), 0, 0}, "no such results file");
+    std::ifstream f(in);
+    if (!f) io_failure("cannot read the results file", in, errno);
+    std::string line;
+    std::size_t number = 0;
+    while (std::getline(f, line)) {
+      ++number;
+      if (line.empty()) continue;
+      json record;
+      std::string key;
+      try {
+        record = json::parse(line);
+        key = record.at("key").get<std::string>();
+      } catch (const std::exception&) {
+        warnings.push_back(fmt::format("{}:{}: corrupt record skipped", in.string(), number));
+        continue;
+      }
+      const std::string where = fmt::format("{}:{}", in.string(), number);
+      const auto [it, fresh] = seen.try_emplace(key, Seen{record, where});
+      if (fresh) {
+        content += line + "\n";
+      } else if (const std::string diff = differences(it->second.record, record); !diff.empty()) {
+        conflicts.push_back(fmt::format("run {} at {} and at {} differs: {}", key,
+                                        it->second.where, where, diff));
+      }
+    }
+  }
+  if (!conflicts.empty()) {
+    std::string message = fmt::format(
+        "{} run{} recorded with different results; nothing merged (remove the records that "
+        "are wrong):",
+        conflicts.size(), conflicts.size() == 1 ? " is" : "s are");
+    for (const std::string& c : conflicts) message += "\n  " + c;
+    throw InputError(message);
+  }
+  write_file_atomically(output, content);
+  return warnings;
+}
+
+}  // namespace infoflow::experiments

@@ -1,0 +1,206 @@
+#include "infoflow/experiments/sweep.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "infoflow/core/error.hpp"
+#include "results_file.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace infoflow::experiments {
+
+using namespace numeric;  // the configuration types a run is made of
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// An exclusive advisory lock (flock) on a results file, held by one sweep for its whole run:
+/// a second sweep on the same file is refused instead of running everything again.
+class SweepLock {
+ public:
+  explicit SweepLock(const fs::path& file) {
+    create_parent(file);
+    fd_ = ::open(file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) io_failure("cannot open the results file", file, errno);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int error = errno;
+      ::close(fd_);
+      if (error == EWOULDBLOCK) {
+        throw InputError(SourceLocation{file.string(), 0, 0},
+                         "another sweep is writing this results file; wait for it to finish "
+                         "(or give this one another --results folder and merge them)");
+      }
+      io_failure("cannot lock the results file", file, error);
+    }
+  }
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+  ~SweepLock() { ::close(fd_); }  // closing releases the lock
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+fs::path checkpoint_path(const ResultStore& store, const RunConfig& run) {
+  const fs::path dir = store.file().has_parent_path() ? store.file().parent_path() : ".";
+  return dir / "checkpoints" / run.experiment / (run.key + ".ckpt");
+}
+
+namespace {
+
+/// A recorded run's checkpoint, and the half-written copies a killed writer left beside it
+/// (".NAME.XXXXXX", core/atomic_file.hpp).
+void remove_checkpoint(const fs::path& checkpoint) {
+  fs::remove(checkpoint);
+  const std::string partial = "." + checkpoint.filename().string() + ".";
+  std::error_code ignored;
+  for (const fs::directory_entry& e : fs::directory_iterator(checkpoint.parent_path(), ignored)) {
+    if (e.path().filename().string().rfind(partial, 0) == 0) fs::remove(e.path(), ignored);
+  }
+}
+
+}  // namespace
+
+std::pair<Index, Index> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t a = 0;
+      std::size_t b = 0;
+      const long i = std::stol(text.substr(0, slash), &a);
+      const long n = std::stol(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 0 && i < n) return {i, n};
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError("--shard needs i/N with 0 <= i < N, e.g. 0/4 (got '" + text + "')");
+}
+
+std::pair<std::string, std::string> parse_where(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw InputError("--where needs LABEL=VALUE, e.g. D=3 or heads_pattern=D,D (got '" + text +
+                     "')");
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+namespace {
+
+bool selected(const RunConfig& run, const std::map<std::string, std::set<std::string>>& where) {
+  for (const auto& [label, values] : where) {
+    const auto it = run.labels.find(label);
+    if (it == run.labels.end() || values.count(it->second) == 0) return false;
+  }
+  return true;
+}
+
+/// Every --where label must be one of the profile's, and the selection must not be empty: a
+/// typo would otherwise run nothing and say nothing.
+void check_where(const std::vector<RunConfig>& all, const SweepOptions& o) {
+  if (o.where.empty()) return;
+  std::set<std::string> labels;
+  for (const RunConfig& r : all) {
+    for (const auto& [k, v] : r.labels) labels.insert(k);
+  }
+  for (const auto& [label, values] : o.where) {
+    if (labels.count(label) == 0) {
+      std::string known;
+      for (const std::string& l : labels) known += (known.empty() ? "" : ", ") + l;
+      throw InputError("--where " + label + ": profile " + o.profile + " has no label '" + label +
+                       "' (its labels: " + known + ")");
+    }
+  }
+  if (std::none_of(all.begin(), all.end(), [&](const RunConfig& r) { return selected(r, o.where); })) {
+    throw InputError("--where selects no run of profile " + o.profile);
+  }
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, const SweepOptions& o,
+                       const std::function<void(const SweepProgress&)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  SweepSummary summary;
+  const std::vector<RunConfig> all = spec.runs(o.profile);
+  check_where(all, o);
+  const SweepLock held(store.file());
+  std::set<std::string> done;
+  for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
+  std::vector<const RunConfig*> pending;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (static_cast<Index>(i) % o.shards != o.shard || !selected(all[i], o.where)) continue;
+    ++summary.runs;
+    if (done.count(all[i].key) != 0) {
+      ++summary.skipped;
+    } else {
+      pending.push_back(&all[i]);
+    }
+  }
+  const Index workers = std::max<Index>(
+      1, std::min<Index>(
+             o.workers > 0 ? o.workers : static_cast<Index>(std::thread::hardware_concurrency()),
+             static_cast<Index>(pending.size())));
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
+  SweepProgress state{0, static_cast<Index>(pending.size()), summary.skipped, 0,
+                      std::numeric_limits<double>::infinity()};
+  auto work = [&] {
+    while (true) {
+      const std::size_t i = next++;
+      if (i >= pending.size()) return;
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+      }
+      try {
+        RunConfig run = *pending[i];
+        if (o.checkpoint_every > 0) {
+          run.training.checkpoint = checkpoint_path(store, run);
+          run.training.checkpoint_every = o.checkpoint_every;
+          run.training.checkpoint_tag = run.key;
+        }
+        const std::unique_ptr<Task> task = run.make();
+        const TrainResult result = train(run.model, *task, run.training);
+        // One writer at a time: append() looks at the file's last byte before writing.
+        const std::lock_guard<std::mutex> lock(mutex);
+        store.append(run, result);
+        if (!run.training.checkpoint.empty()) remove_checkpoint(run.training.checkpoint);
+        ++state.done;
+        if (result.status == RunStatus::kDiverged)
+          ++summary.diverged;
+        else
+          ++summary.completed;
+        state.best_nmse = std::min(state.best_nmse, result.best_validation_nmse);
+        state.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (progress) progress(state);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (Index w = 0; w < workers; ++w) threads.emplace_back(work);
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace infoflow::experiments

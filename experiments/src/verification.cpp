@@ -1,0 +1,142 @@
+#include "infoflow/experiments/verification.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "infoflow/core/error.hpp"
+#include "infoflow/symbolic/rate.hpp"
+
+#include "cells.hpp"
+#include "claims/claim_kind.hpp"
+#include "confront.hpp"
+#include "prediction.hpp"
+
+namespace infoflow::experiments {
+
+std::string to_text(Agreement a) {
+  switch (a) {
+    case Agreement::kAgrees:
+      return "agrees";
+    case Agreement::kDisagrees:
+      return "disagrees";
+    case Agreement::kInconclusive:
+      return "inconclusive";
+  }
+  return "";
+}
+
+std::string status_text(const RunRow& row) {
+  return row.status ? std::string(numeric::to_string(*row.status)) : "missing";
+}
+
+std::string entry_claim_text(const Confrontation& c) {
+  switch (c.entry) {
+    case Efficiency::kEfficient:
+      return "efficient";
+    case Efficiency::kNotEfficient:
+      return "not efficient";
+    case Efficiency::kUndecided:
+      break;
+  }
+  return "no claim (" + c.entry_reason + ")";
+}
+
+std::string measured_text(const Confrontation& c) {
+  switch (c.measured) {
+    case Efficiency::kEfficient:
+      return "efficient";
+    case Efficiency::kNotEfficient:
+      return "not efficient";
+    case Efficiency::kUndecided:
+      break;
+  }
+  return "inconclusive: " + c.measured_reason;
+}
+
+std::string nmse_text(double x) {
+  return std::isfinite(x) ? fmt::format("{:.2e}", x) : "n/a";
+}
+
+ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
+                        const std::vector<RunRecord>& records, theorems::Engine& engine) {
+  ExperimentResult out;
+  out.name = spec.name;
+  out.title = spec.title;
+  out.claim_kind = spec.claim;
+  out.profile = profile;
+  const std::vector<RunConfig> runs = spec.runs(profile);
+  std::map<std::string, const RunRecord*> by_key;
+  for (const RunRecord& r : records) by_key[r.key] = &r;
+
+  // Configurations: runs that differ only by seed.
+  Cells cells;
+  std::map<std::string, theorems::Plan> plans;
+  long missing = 0;
+  long diverged = 0;
+  for (const RunConfig& run : runs) {
+    std::map<std::string, std::string> labels = run.labels;
+    labels.erase("seed");
+    const std::string id = labels_except(labels, {});
+    Cell& cell = cells[id];
+    cell.labels = labels;
+    cell.tokens = run.task.tokens;
+    if (cell.run == nullptr) cell.run = &run;
+    if (plans.count(id) == 0) plans.emplace(id, predict(run, engine));
+    cell.plan = &plans.at(id);
+    RunRow row;
+    row.labels = run.labels;
+    row.tokens = run.task.tokens;
+    row.predicted_verdict = theorems::to_text(cell.plan->verdict);
+    row.predicted_rate = cell.plan->priced() ? cell.plan->rate().print(symbolic::Landau::kBigO)
+                                             : theorems::to_text(cell.plan->verdict);
+    const auto hit = by_key.find(run.key);
+    if (hit == by_key.end()) {
+      ++missing;
+    } else {
+      const RunRecord& r = *hit->second;
+      row.status = r.status;
+      row.best_nmse = r.best_validation_nmse;
+      row.parameters = r.parameters;
+      row.parameters_theory = r.parameters_theory;
+      row.seconds = r.seconds;
+      out.run_seconds += r.seconds;
+      const bool lost = r.status == numeric::RunStatus::kDiverged;
+      if (lost) ++diverged;
+      cell.nmse.push_back(lost ? std::numeric_limits<double>::infinity() : r.best_validation_nmse);
+      cell.converged.push_back(r.converged());
+      cell.recorded.push_back(!r.curve.empty());
+      if (!lost && !r.converged() && !r.curve.empty())
+        out.curves.push_back({labels_except(run.labels, {"heads_pattern"}), r.curve});
+      cell.theory_params.push_back(static_cast<double>(r.parameters_theory));
+    }
+    out.rows.push_back(row);
+  }
+  if (missing > 0) {
+    out.notes.push_back(fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}`)",
+                                    missing, runs.size(), spec.file.string()));
+  }
+  if (diverged > 0)
+    out.notes.push_back(
+        fmt::format("{} runs diverged; they are left out of the statistics", diverged));
+  const ClaimKind* kind = find_claim_kind(spec.claim);
+  if (kind == nullptr) {  // ExperimentSpec::load refuses it; a spec made otherwise may not
+    throw InputError(SourceLocation{spec.file.string(), 0, 0},
+                     "experiment: claim '" + spec.claim + "' is not one of " + claim_kind_names());
+  }
+  kind->judge(spec, cells, out);
+  if (!spec.confront.empty()) {
+    const theorems::Entry* entry = engine.catalogue().find(spec.confront);
+    if (entry == nullptr) {
+      throw InputError(spec.confront_at,
+                       "experiment: confront names no catalogue entry '" + spec.confront + "'");
+    }
+    out.confronted = *entry;
+    out.confrontations = confront(*entry, cells);
+  }
+  return out;
+}
+
+}  // namespace infoflow::experiments
