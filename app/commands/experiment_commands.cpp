@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "infoflow/experiments/cross_check.hpp"
-#include "infoflow/experiments/reported.hpp"
 #include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/experiments/sweep.hpp"
@@ -120,22 +119,7 @@ std::vector<experiments::ExperimentResult> verify_all(
     std::vector<std::string> warnings;
     const std::vector<experiments::RunRecord> records = c.store(s).read(&warnings);
     for (const std::string& w : warnings) std::cerr << "infoflow: warning: " << w << "\n";
-    experiments::ExperimentResult r = experiments::verify(s, c.profile, records, engine);
-    // The shipped full results, where they exist, are the better evidence: a quick verdict
-    // that differs from theirs says so.
-    const fs::path shipped = s.file.parent_path() / "results" / "full" / (s.name + ".jsonl");
-    const bool has_full =
-        std::find(s.profiles.begin(), s.profiles.end(), "full") != s.profiles.end();
-    if (c.profile != "full" && has_full && fs::is_regular_file(shipped) &&
-        fs::absolute(shipped) != fs::absolute(c.store(s).file())) {
-      experiments::cross_check(
-          r, experiments::verify(s, "full", experiments::ResultStore(shipped).read(), engine));
-    }
-    if (const std::optional<experiments::ReportedValues> paper = experiments::reported_for(s)) {
-      r.reported = experiments::compare_with_reported(r, *paper);
-      r.reported_source = paper->provenance + ": " + paper->paper;
-    }
-    out.push_back(std::move(r));
+    out.push_back(experiments::verify_in_context(s, c.profile, records, c.store(s).file(), engine));
   }
   return out;
 }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "infoflow/experiments/reported.hpp"
 
 namespace infoflow::experiments {
 
@@ -63,6 +66,27 @@ void cross_check(ExperimentResult& r, const ExperimentResult& other) {
                                   to_text(o.verdict), o.measured, o.why);
     }
   }
+}
+
+ExperimentResult verify_in_context(const ExperimentSpec& spec, const std::string& profile,
+                                   const std::vector<RunRecord>& records,
+                                   const std::filesystem::path& results_file,
+                                   theorems::Engine& engine) {
+  namespace fs = std::filesystem;
+  ExperimentResult r = verify(spec, profile, records, engine);
+  // The shipped full results, where they exist, are the better evidence: a verdict of another
+  // profile that differs from theirs says so.
+  const fs::path shipped = spec.file.parent_path() / "results" / "full" / (spec.name + ".jsonl");
+  const bool has_full =
+      std::find(spec.profiles.begin(), spec.profiles.end(), "full") != spec.profiles.end();
+  if (profile != "full" && has_full && fs::is_regular_file(shipped) &&
+      fs::absolute(shipped) != fs::absolute(results_file))
+    cross_check(r, verify(spec, "full", ResultStore(shipped).read(), engine));
+  if (const std::optional<ReportedValues> paper = reported_for(spec)) {
+    r.reported = compare_with_reported(r, *paper);
+    r.reported_source = paper->provenance + ": " + paper->paper;
+  }
+  return r;
 }
 
 }  // namespace infoflow::experiments

@@ -898,19 +898,8 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
     const experiments::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
     std::vector<std::string> warnings;
     const std::vector<experiments::RunRecord> records = store.read(&warnings);
-    experiments::ExperimentResult r = experiments::verify(s, profile, records, engine);
-    const fs::path shipped = s.file.parent_path() / "results" / "full" / (s.name + ".jsonl");
-    const bool has_full =
-        std::find(s.profiles.begin(), s.profiles.end(), "full") != s.profiles.end();
-    if (profile != "full" && has_full && fs::is_regular_file(shipped) &&
-        fs::absolute(shipped) != fs::absolute(store.file())) {
-      experiments::cross_check(
-          r, experiments::verify(s, "full", experiments::ResultStore(shipped).read(), engine));
-    }
-    if (const std::optional<experiments::ReportedValues> paper = experiments::reported_for(s)) {
-      r.reported = experiments::compare_with_reported(r, *paper);
-      r.reported_source = paper->provenance + ": " + paper->paper;
-    }
+    const experiments::ExperimentResult r =
+        experiments::verify_in_context(s, profile, records, store.file(), engine);
     if (format == "text") {
       out.append(report::verification_text(r));
       continue;

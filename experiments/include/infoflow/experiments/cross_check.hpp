@@ -2,7 +2,12 @@
 #define INFOFLOW_EXPERIMENTS_CROSS_CHECK_HPP_
 
 /// \file
-/// One profile's verdicts against another's (the shipped full results against a quick run).
+/// One profile's verdicts against another's (the shipped full results against a quick run),
+/// and a verification with that context around it.
+
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "infoflow/experiments/verification.hpp"
 
@@ -13,6 +18,15 @@ namespace infoflow::experiments {
 /// and the T that all of this claim's runs have (a full profile that varies T, a quick one
 /// that fixes it).
 void cross_check(ExperimentResult& r, const ExperimentResult& other);
+
+/// verify(), and beside it what the commands show a reader: for a profile other than full,
+/// the verdicts of the shipped full results (results/full/NAME.jsonl beside the spec, when they
+/// exist and are not `results_file` itself) through cross_check(); the paper's reported values,
+/// where the spec has some, with their ratio to ours.
+ExperimentResult verify_in_context(const ExperimentSpec& spec, const std::string& profile,
+                                   const std::vector<RunRecord>& records,
+                                   const std::filesystem::path& results_file,
+                                   theorems::Engine& engine);
 
 }  // namespace infoflow::experiments
 
