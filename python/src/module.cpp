@@ -864,6 +864,7 @@ py::dict read_results(const std::string& file) {
                                      : py::object(py::none());
     d["steps_done"] = r.steps_done;
     d["diverged_at"] = r.diverged_at;
+    d["cooldown_start"] = r.cooldown_start;
     d["parameters"] = r.parameters;
     d["parameters_theory"] = r.parameters_theory;
     d["seconds"] = r.seconds;

@@ -268,6 +268,37 @@ BOOST_AUTO_TEST_CASE(a_diverged_run_is_recorded_with_no_final_nmse) {
   BOOST_TEST(std::isinf(store.read().front().final_validation_nmse));
 }
 
+BOOST_AUTO_TEST_CASE(a_run_trained_until_the_plateau_records_its_cool_down_and_its_own_key) {
+  TempDir d;
+  std::string text = kSpec;
+  text.insert(text.rfind("steps = 4"), "until_plateau = 100\n");
+  const ex::ExperimentSpec fixed = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ExperimentSpec until = ex::ExperimentSpec::load(d.write("until.toml", text));
+  // The rule of training until the plateau is part of the configuration, hence of the key.
+  BOOST_TEST(fixed.runs("full").front().key != until.runs("full").front().key);
+  const ex::ResultStore store(d.dir() / "results.jsonl");
+  ex::SweepOptions o;
+  o.profile = "full";
+  BOOST_TEST(ex::run_sweep(until, store, o).completed == 2);
+  for (const ex::RunRecord& r : store.read()) {
+    BOOST_TEST(r.cooldown_start >= 4);   // from `steps` on
+    BOOST_TEST(r.cooldown_start <= 80);  // at the latest at the cap, 4/5 of 100
+    BOOST_TEST(r.steps_done == r.cooldown_start + (r.cooldown_start + 3) / 4);
+  }
+  std::ifstream in(store.file());
+  std::string line;
+  std::getline(in, line);
+  BOOST_TEST(nlohmann::json::parse(line).at("config").at("training").at("cooldown").get<double>() ==
+             0.25);
+  // A fixed-budget run's record has no cool-down, and reads as 0.
+  const ex::ResultStore plain(d.dir() / "plain.jsonl");
+  BOOST_TEST(ex::run_sweep(fixed, plain, o).completed == 2);
+  std::ifstream plain_in(plain.file());
+  std::getline(plain_in, line);
+  BOOST_TEST(!nlohmann::json::parse(line).contains("cooldown_start"));
+  BOOST_TEST(plain.read().front().cooldown_start == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_sweep_runs_only_the_slice_where_selects) {
   TempDir d;
   const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));

@@ -26,6 +26,7 @@ struct RunRecord {
   double final_validation_nmse = 0;
   long steps_done = 0;
   long diverged_at = -1;
+  long cooldown_start = 0;  ///< training until the plateau: where the cool-down began (0: none)
   long parameters = 0;
   long parameters_theory = 0;
   double seconds = 0;
