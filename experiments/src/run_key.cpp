@@ -77,7 +77,7 @@ json config_json(const RunConfig& r) {
     training["until_plateau"] = t.max_steps;
     // The peak held until the plateau, then a cool-down of a quarter of the steps (train.hpp):
     // runs of the earlier rule, which stopped at the peak, do not share these keys.
-    training["cooldown"] = 0.25;
+    training["cooldown"] = numeric::kCooldownFraction;
   }
   if (t.plateau_tolerance != defaults.plateau_tolerance)
     training["plateau_tolerance"] = t.plateau_tolerance;

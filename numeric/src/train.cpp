@@ -61,17 +61,20 @@ bool plateaued(std::span<const CurvePoint> curve, double tolerance) {
   return std::isfinite(early) && early - best < tolerance * early;
 }
 
+Cooldown cooldown_at(std::span<const CurvePoint> curve, const TrainOptions& o) {
+  if (o.max_steps == 0 || curve.empty()) return {};
+  const Index step = curve.back().step;
+  if (step > o.cooldown_cap()) return {};
+  const bool on_plateau = step >= o.steps && plateaued(curve, o.plateau_tolerance);
+  if (!on_plateau && step != o.cooldown_cap()) return {};
+  const auto length = static_cast<Index>(std::ceil(kCooldownFraction * static_cast<double>(step)));
+  return {step, std::min(o.max_steps, step + std::max<Index>(1, length)), on_plateau};
+}
+
 Cooldown cooldown_of(std::span<const CurvePoint> curve, const TrainOptions& o) {
-  if (o.max_steps == 0) return {};
-  const Index cap = o.cooldown_cap();
   for (std::size_t i = 0; i < curve.size(); ++i) {
-    const Index step = curve[i].step;
-    if (step > cap) break;
-    const bool on_plateau = step >= o.steps && plateaued(curve.first(i + 1), o.plateau_tolerance);
-    if (on_plateau || step == cap) {
-      const Index end = std::min(o.max_steps, step + std::max<Index>(1, (step + 3) / 4));
-      return {step, end, on_plateau};
-    }
+    const Cooldown c = cooldown_at(curve.first(i + 1), o);
+    if (c.start > 0) return c;
   }
   return {};
 }
@@ -124,7 +127,8 @@ std::string fingerprint(const ModelConfig& m, const Task& task, const TrainOptio
       m.pre_layer_norm, m.attention_scale, o.steps, o.max_steps, o.batch, o.adam.learning_rate,
       o.adam.beta1, o.adam.beta2, o.adam.epsilon, o.adam.weight_decay, o.warmup_steps(),
       o.min_lr_ratio, o.clip, o.eval_interval(), o.validation_size, o.seed, o.chunks,
-      scalar_bytes, o.plateau_tolerance, o.max_steps > 0 ? " cooldown=1/4" : "",
+      scalar_bytes, o.plateau_tolerance,
+      o.max_steps > 0 ? fmt::format(" cooldown={:a}", kCooldownFraction) : "",
       o.checkpoint_tag);
 }
 
@@ -340,7 +344,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
         result.best_step = step + 1;
       }
       result.final_validation_nmse = nmse;
-      if (until_plateau && result.cooldown.start == 0) start_cooldown(cooldown_of(result.curve, o));
+      if (until_plateau && result.cooldown.start == 0) start_cooldown(cooldown_at(result.curve, o));
     }
     if (progress && (evaluate_now || seconds_since(last_report) > 0.25)) {
       last_report = Clock::now();
@@ -389,9 +393,15 @@ void TrainOptions::validate() const {
   require(chunks >= 1, "the chunk count must be at least 1");
   require(std::isfinite(plateau_tolerance) && plateau_tolerance >= 0,
           "the plateau tolerance must be zero or positive");
-  require(max_steps == 0 || 5 * steps <= 4 * max_steps,
-          "the maximum budget (--until-plateau) must be at least 5/4 of the number of steps "
-          "(room for the cool-down)");
+  require(max_steps >= 0 && max_steps <= limits::kSteps,
+          "the maximum budget (--until-plateau) must be at most " +
+              std::to_string(limits::kSteps) + " (got " + std::to_string(max_steps) + ")");
+  require(max_steps == 0 || cooldown_cap() >= steps,
+          "the maximum budget (--until-plateau) must leave room for a cool-down after the " +
+              std::to_string(steps) + " steps: at least " +
+              std::to_string(static_cast<Index>(
+                  std::ceil((1 + kCooldownFraction) * static_cast<double>(steps)))) +
+              " (got " + std::to_string(max_steps) + ")");
   require(checkpoint_every >= 0, "the checkpoint interval must be zero (off) or positive");
 }
 
@@ -404,7 +414,8 @@ Index TrainOptions::budget() const {
 }
 
 Index TrainOptions::cooldown_cap() const {
-  return 4 * max_steps / 5;
+  return static_cast<Index>(
+      std::floor(static_cast<double>(max_steps) / (1 + kCooldownFraction)));
 }
 
 Index TrainOptions::eval_interval() const {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <numbers>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -157,6 +159,14 @@ BOOST_AUTO_TEST_CASE(the_cool_down_starts_at_the_first_plateau_from_the_minimum_
   BOOST_TEST(nm::cooldown_of(curve(halving), o).start == 0);
   o.max_steps = 0;
   BOOST_TEST(nm::cooldown_of(flat, o).start == 0);
+  // A quarter rounds up: evaluations every 30 steps, flat from the start, minimum 90 steps.
+  std::vector<nm::CurvePoint> every30;
+  for (nm::Index i = 1; i <= 6; ++i) every30.push_back({30 * i, 1e-3, 0.5, 0.5});
+  o.steps = 90;
+  o.max_steps = 1000;
+  const nm::Cooldown rounded = nm::cooldown_of(every30, o);
+  BOOST_TEST(rounded.start == 90);
+  BOOST_TEST(rounded.end == 113);  // 90 + ceil(22.5)
 }
 
 BOOST_AUTO_TEST_CASE(training_until_the_plateau_cools_down_there_within_the_budget) {
@@ -189,20 +199,72 @@ BOOST_AUTO_TEST_CASE(training_until_the_plateau_cools_down_there_within_the_budg
   BOOST_TEST(fixed.steps_done == 200);
   BOOST_TEST(fixed.cooldown.start == 0);
   BOOST_TEST((fixed.status == nm::RunStatus::kBudgetReached));
-  s.options.max_steps = 240;  // no room for a cool-down after 200 steps
+  s.options.max_steps = 240;  // no room for a cool-down after 200 steps: at least 250
+  BOOST_CHECK_EXCEPTION(nm::train(s.model, *s.task, s.options), infoflow::InputError,
+                        [](const infoflow::InputError& e) {
+                          return std::string(e.what()).find("at least 250 (got 240)") !=
+                                 std::string::npos;
+                        });
+  s.options.max_steps = std::numeric_limits<nm::Index>::max() / 2;  // no overflow, a clear refusal
   BOOST_CHECK_THROW(nm::train(s.model, *s.task, s.options), infoflow::InputError);
 }
 
 BOOST_AUTO_TEST_CASE(a_run_without_a_plateau_cools_down_at_the_cap_and_is_not_converged) {
   Small s;
   s.options.steps = 100;
-  s.options.max_steps = 500;  // the cap: step 400, then 100 steps of cool-down
+  s.options.max_steps = 510;  // the cap: step 408, off the evaluations' grid of 50
   s.options.plateau_tolerance = 0;  // nothing is a plateau
   const nm::TrainResult r = nm::train(s.model, *s.task, s.options);
-  BOOST_TEST(r.cooldown.start == 400);
+  BOOST_TEST(r.cooldown.start == 408);
   BOOST_TEST(!r.cooldown.on_plateau);
-  BOOST_TEST(r.steps_done == 500);
+  BOOST_TEST(r.steps_done == 510);
   BOOST_TEST((r.status == nm::RunStatus::kBudgetReached));
+  // The peak up to the cap, then the cosine over steps 408..509 (0-based): the evaluation
+  // after step 450 saw step 449, 41 of its 101 intervals in: 0.646 of the peak. 0 at the end.
+  const double peak = s.options.adam.learning_rate;
+  int checked = 0;
+  for (const nm::CurvePoint& p : r.curve) {
+    if (p.step == 400 || p.step == 408) {
+      BOOST_TEST(p.learning_rate == peak);
+      ++checked;
+    }
+    if (p.step == 450) {
+      BOOST_TEST(p.learning_rate == peak * 0.5 * (1 + std::cos(std::numbers::pi * 41 / 101)),
+                 boost::test_tools::tolerance(1e-12));
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked == 3);
+  BOOST_TEST(r.curve.back().learning_rate == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_run_stopped_in_a_cool_down_started_by_a_plateau_resumes_bitwise) {
+  const TempDir temp;
+  Small s;
+  s.options.steps = 200;
+  s.options.max_steps = 4000;
+  s.options.plateau_tolerance = 0.5;
+  s.options.checkpoint_every = 10;
+  s.options.checkpoint = temp.dir() / "whole.ckpt";
+  const nm::TrainResult whole = nm::train(s.model, *s.task, s.options);
+  BOOST_TEST_REQUIRE(whole.cooldown.on_plateau);
+  const nm::Index middle = (whole.cooldown.start + whole.cooldown.end) / 2;
+  s.options.checkpoint = temp.dir() / "stopped.ckpt";
+  BOOST_CHECK_THROW(nm::train(s.model, *s.task, s.options,
+                              [middle](const nm::Progress& p) {
+                                if (p.step >= middle + 10) throw Stop();
+                              }),
+                    Stop);
+  const nm::TrainResult resumed = nm::train(s.model, *s.task, s.options);
+  BOOST_TEST(resumed.resumed_from > whole.cooldown.start);  // inside the cool-down
+  BOOST_TEST(resumed.resumed_from < whole.cooldown.end);
+  BOOST_TEST(resumed.cooldown.start == whole.cooldown.start);
+  BOOST_TEST(resumed.steps_done == whole.steps_done);
+  BOOST_TEST((resumed.status == nm::RunStatus::kConverged));
+  const nm::Checkpoint a = nm::load_checkpoint(temp.dir() / "whole.ckpt");
+  const nm::Checkpoint b = nm::load_checkpoint(s.options.checkpoint);
+  BOOST_TEST((a.parameters == b.parameters));
+  BOOST_TEST((a.first_moment == b.first_moment));
 }
 
 BOOST_AUTO_TEST_CASE(a_run_stopped_in_its_cool_down_resumes_bitwise) {

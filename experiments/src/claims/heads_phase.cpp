@@ -2,8 +2,8 @@
 // reach a lower validation NMSE than the others (the rule is in verification.hpp).
 
 #include <algorithm>
-#include <cctype>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -62,10 +62,8 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
     std::vector<const Cell*> ordered = members;
     std::sort(ordered.begin(), ordered.end(), [](const Cell* x, const Cell* y) {
       const auto total = [](const Cell* c) {
-        long t = 0;
-        for (const char ch : c->labels.at("heads"))
-          t += std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0' : 0;
-        return t;
+        const std::vector<numeric::Index>& heads = c->run->model.heads;
+        return std::accumulate(heads.begin(), heads.end(), numeric::Index{0});
       };
       return std::make_pair(total(x), x->labels.at("heads")) <
              std::make_pair(total(y), y->labels.at("heads"));
@@ -74,9 +72,11 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
     for (const Cell* c : ordered) levels.push_back(c->nmse);
     try {
       const numeric::Transition t = numeric::locate_transition(levels);
-      claim.measured += fmt::format(
-          "; largest drop {:.2f} decades [{:.2f}, {:.2f}] from {} to {}", t.decades, t.ci.low,
-          t.ci.high, ordered[t.from]->labels.at("heads"), ordered[t.at]->labels.at("heads"));
+      // Along heads that do not help one another (a rise at every step) there is no drop to name.
+      if (t.decades > 0)
+        claim.measured += fmt::format(
+            "; largest drop {:.2f} decades [{:.2f}, {:.2f}] from {} to {}", t.decades, t.ci.low,
+            t.ci.high, ordered[t.from]->labels.at("heads"), ordered[t.at]->labels.at("heads"));
     } catch (const std::invalid_argument&) {
       // fewer than two configurations with results: the gap claim says so already
     }

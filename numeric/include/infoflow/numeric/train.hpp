@@ -61,8 +61,8 @@ struct TrainOptions {
   [[nodiscard]] Index eval_interval() const;
   /// The most steps the run may take: max_steps if set, else steps.
   [[nodiscard]] Index budget() const;
-  /// Training until the plateau: the last step at which the cool-down may start, 4/5 of
-  /// max_steps, so that a cool-down of a quarter of the steps before it fits in the budget.
+  /// Training until the plateau: the last step at which the cool-down may start, max_steps /
+  /// (1 + kCooldownFraction) (4/5 of it), so that the cool-down fits in the budget.
   [[nodiscard]] Index cooldown_cap() const;
 };
 
@@ -93,13 +93,21 @@ bool plateaued(std::span<const CurvePoint> curve, double tolerance);
 /// and the run ends. It converged if the plateau, not the cap, started the cool-down: at the
 /// peak learning rate it had stopped improving, and the cool-down takes it to the floor of its
 /// gradient noise (a plateau judged at a high learning rate alone is that noise's level).
+inline constexpr double kCooldownFraction = 0.25;  ///< of the steps done before the cool-down
+
 struct Cooldown {
-  Index start = 0;  ///< the first step of the cool-down (0: not started)
-  Index end = 0;    ///< the run's last step, counted from 1
+  /// The steps done when the cool-down was decided (0: not yet): the cosine starts with the
+  /// next step, at the peak, as "cool-down from step N" says.
+  Index start = 0;
+  Index end = 0;  ///< the run's last step, counted from 1: start + ceil(start / 4)
   bool on_plateau = false;
 };
-/// The cool-down a run's curve has started, a function of the curve alone, so that a resumed
-/// run takes the same decision. For fixed-budget options (max_steps 0): none.
+/// The cool-down the curve's last evaluation starts, if it starts one: the evaluation is at or
+/// after `steps` and the plateau test holds there, or it is at the cap. For fixed-budget
+/// options (max_steps 0): none.
+Cooldown cooldown_at(std::span<const CurvePoint> curve, const TrainOptions& options);
+/// The cool-down a run's curve has started (its first evaluation that starts one), a function
+/// of the curve alone, so that a resumed run takes the same decision.
 Cooldown cooldown_of(std::span<const CurvePoint> curve, const TrainOptions& options);
 
 struct TrainResult {
