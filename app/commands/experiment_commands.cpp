@@ -32,25 +32,6 @@ fs::path experiments_directory() {
   return INFOFLOW_EXPERIMENTS_DIR;
 }
 
-/// Specs by file or by shipped name; every one is loaded (and so validated) before any runs.
-std::vector<experiments::ExperimentSpec> load_specs(const std::vector<std::string>& names) {
-  std::vector<fs::path> files;
-  if (names.empty()) {
-    for (const fs::directory_entry& e : fs::directory_iterator(experiments_directory())) {
-      if (e.path().extension() == ".toml") files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-  }
-  for (const std::string& n : names) {
-    const fs::path shipped = experiments_directory() / (n + ".toml");
-    files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(shipped) ? fs::path(n)
-                                                                            : shipped);
-  }
-  std::vector<experiments::ExperimentSpec> specs;
-  for (const fs::path& f : files) specs.push_back(experiments::ExperimentSpec::load(f));
-  return specs;
-}
-
 bool on_terminal() {
   return ::isatty(STDERR_FILENO) == 1 && std::getenv("CI") == nullptr;
 }
@@ -159,7 +140,7 @@ void add_sweep(CLI::App& app, Context&) {
     o.workers = *workers;
     if (*every < 0) throw InputError("--checkpoint-every must be 0 (none) or positive");
     o.checkpoint_every = *every;
-    sweep(load_specs(c->experiments), *c, o);
+    sweep(experiments::load_specs(c->experiments, experiments_directory()), *c, o);
   });
 }
 
@@ -190,7 +171,8 @@ void add_verify(CLI::App& app, Context& ctx) {
   add_format_option(cmd, *format, {"text", "json"}, /*json_alias=*/true);
   add_output_option(cmd, *output);
   cmd->callback([&ctx, c, format, output] {
-    const std::vector<experiments::ExperimentSpec> specs = load_specs(c->experiments);
+    const std::vector<experiments::ExperimentSpec> specs =
+        experiments::load_specs(c->experiments, experiments_directory());
     const theorems::Catalogue catalogue = ctx.load();
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     if (*format == "json") {
@@ -233,7 +215,8 @@ void add_report(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
   cmd->callback([&ctx, c, output, no_sweep, no_compile] {
-    const std::vector<experiments::ExperimentSpec> specs = load_specs(c->experiments);
+    const std::vector<experiments::ExperimentSpec> specs =
+        experiments::load_specs(c->experiments, experiments_directory());
     const theorems::Catalogue catalogue = ctx.load();
     if (!*no_sweep) sweep(specs, *c, experiments::SweepOptions{});
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);

@@ -98,7 +98,8 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
       r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
       r.steps_done = integer_field<long>(j.at("steps_done"));
       r.diverged_at = integer_field<long>(j.at("diverged_at"));
-      if (j.contains("cooldown_start")) r.cooldown_start = integer_field<long>(j.at("cooldown_start"));
+      if (j.contains("cooldown_start"))
+        r.cooldown_start = integer_field<long>(j.at("cooldown_start"));
       r.parameters = integer_field<long>(j.at("parameters"));
       r.parameters_theory = integer_field<long>(j.at("parameters_theory"));
       r.seconds = j.at("seconds").get<double>();

@@ -477,4 +477,22 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
   }
 }
 
+std::vector<ExperimentSpec> load_specs(const std::vector<std::string>& names,
+                                       const fs::path& directory) {
+  std::vector<fs::path> files;
+  if (names.empty()) {
+    for (const fs::directory_entry& e : fs::directory_iterator(directory)) {
+      if (e.path().extension() == ".toml") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+  }
+  for (const std::string& n : names) {
+    const fs::path named = directory / (n + ".toml");
+    files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(named) ? fs::path(n) : named);
+  }
+  std::vector<ExperimentSpec> specs;
+  for (const fs::path& f : files) specs.push_back(ExperimentSpec::load(f));
+  return specs;
+}
+
 }  // namespace infoflow::experiments

@@ -757,25 +757,6 @@ py::dict train(const py::dict& kwargs) {
 // ---------------------------------------------------------------------------------------------
 // Experiments: sweep, merge, read, verify
 
-std::vector<experiments::ExperimentSpec> load_specs(const std::vector<std::string>& names,
-                                                const std::string& experiments_dir) {
-  std::vector<fs::path> files;
-  if (names.empty()) {
-    for (const fs::directory_entry& e : fs::directory_iterator(experiments_dir)) {
-      if (e.path().extension() == ".toml") files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-  }
-  for (const std::string& n : names) {
-    const fs::path shipped = fs::path(experiments_dir) / (n + ".toml");
-    files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(shipped) ? fs::path(n)
-                                                                            : shipped);
-  }
-  std::vector<experiments::ExperimentSpec> specs;
-  for (const fs::path& f : files) specs.push_back(experiments::ExperimentSpec::load(f));
-  return specs;
-}
-
 py::list sweep(const std::vector<std::string>& experiments, const std::string& experiments_dir,
                const py::dict& kwargs) {
   Options o(kwargs, "sweep");
@@ -795,7 +776,8 @@ py::list sweep(const std::vector<std::string>& experiments, const std::string& e
     auto [label, value] = experiments::parse_where(w);
     base.where[label].insert(value);
   }
-  const std::vector<experiments::ExperimentSpec> specs = load_specs(experiments, experiments_dir);
+  const std::vector<experiments::ExperimentSpec> specs =
+      experiments::load_specs(experiments, experiments_dir);
   for (const experiments::ExperimentSpec& s : specs) {
     if (std::find(s.profiles.begin(), s.profiles.end(), profile) == s.profiles.end()) {
       throw InputError(SourceLocation{s.file.string(), 0, 0},
@@ -891,7 +873,8 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   if (format != "data" && format != "text" && format != "latex")
     throw py::value_error("verify(): format must be 'data', 'text' or 'latex', got '" + format +
                           "'");
-  const std::vector<experiments::ExperimentSpec> specs = load_specs(experiments, experiments_dir);
+  const std::vector<experiments::ExperimentSpec> specs =
+      experiments::load_specs(experiments, experiments_dir);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   py::list out;

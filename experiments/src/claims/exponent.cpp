@@ -25,11 +25,12 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
   const double a = exponent_at(plan, members.front()->tokens);
   const double predicted = -2.0 / a;
   s.predicted_slope = predicted;
+  // Said before the fit, which throws when there are too few points: the claim keeps it.
+  claim.prediction =
+      fmt::format("{} at T = {}: NMSE ~ M^({:.2f})", rate, members.front()->tokens, predicted);
   const numeric::PowerLawFit f = numeric::fit_power_law(line.xs, line.ys);
   s.has_fit = true;
   s.fit = f;
-  claim.prediction =
-      fmt::format("{} at T = {}: NMSE ~ M^({:.2f})", rate, members.front()->tokens, predicted);
   claim.measured = fmt::format(
       "slope {:.2f} [{:.2f}, {:.2f}] (Theil-Sen {:.2f}) over M = {:g}..{:g}, {} points, up "
       "to {} seeds",

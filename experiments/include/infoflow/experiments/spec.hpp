@@ -7,13 +7,14 @@
 ///   [experiment]
 ///   name = "intrinsic_dim"          # file-name-like
 ///   title = "..."                   # one line for tables
-///   claim = "heads_phase"           # heads_phase | growth_in_T | exponent (see
-///   docs/experiments.md) task = "intrinsic_dim"          # a built-in task, or: formula = "..."
-///   (with d, inputs) group = "D"                     # one claim per value of this key (optional)
+///   claim = "heads_phase"           # heads_phase | growth_in_T | exponent (docs/experiments.md)
+///   task = "intrinsic_dim"          # a built-in task, or: formula = "..." (with d, inputs)
+///   group = "D"                     # one claim per value of this key (optional)
 ///   arm = "heads"                   # the compared arms within a group
 ///   [profile.quick]                 # and [profile.full]
 ///   D = [2, 3]  T = [8]  heads = ["D,D", "D-1,D"]  E = [16]  seeds = [1, 2]
 ///   steps = 2000  batch = 64  lr = 3e-3  ...
+///   until_plateau = 20000           # optional: on to the plateau, then a cool-down (train.hpp)
 ///
 /// Lists are swept (the Cartesian product); single values are fixed. A run is keyed by a hash
 /// of its whole configuration and the code version (numeric/build.hpp), so a sweep appends each
@@ -71,6 +72,12 @@ struct ExperimentSpec {
   struct Document;
   std::shared_ptr<const Document> toml_;  // the parsed document, kept for runs()
 };
+
+/// Specs by file or by name in `directory` (NAME.toml; a file of that name wins); with no
+/// names, every *.toml of `directory` in name order. All are loaded, and so validated, before
+/// any runs.
+std::vector<ExperimentSpec> load_specs(const std::vector<std::string>& names,
+                                       const std::filesystem::path& directory);
 
 }  // namespace infoflow::experiments
 
