@@ -126,9 +126,8 @@ std::string fingerprint(const ModelConfig& m, const Task& task, const TrainOptio
       m.ffn_width, m.readout_width, to_string(m.activation), to_string(m.positional),
       m.pre_layer_norm, m.attention_scale, o.steps, o.max_steps, o.batch, o.adam.learning_rate,
       o.adam.beta1, o.adam.beta2, o.adam.epsilon, o.adam.weight_decay, o.warmup_steps(),
-      o.min_lr_ratio, o.clip, o.eval_interval(), o.validation_size, o.seed, o.chunks,
-      scalar_bytes, o.plateau_tolerance,
-      o.max_steps > 0 ? fmt::format(" cooldown={:a}", kCooldownFraction) : "",
+      o.min_lr_ratio, o.clip, o.eval_interval(), o.validation_size, o.seed, o.chunks, scalar_bytes,
+      o.plateau_tolerance, o.max_steps > 0 ? fmt::format(" cooldown={:a}", kCooldownFraction) : "",
       o.checkpoint_tag);
 }
 
@@ -238,8 +237,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   bool finished = false;
   if (!o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
     const Checkpoint c = load_checkpoint(o.checkpoint);
-    require(c.fingerprint == print, "the checkpoint " + o.checkpoint.string() +
-                                        " belongs to another configuration");
+    require(c.fingerprint == print,
+            "the checkpoint " + o.checkpoint.string() + " belongs to another configuration");
     require(c.parameters.size() == static_cast<std::size_t>(size) * sizeof(Scalar) &&
                 c.first_moment.size() == c.parameters.size() &&
                 c.second_moment.size() == c.parameters.size(),
@@ -386,16 +385,16 @@ void TrainOptions::validate() const {
           "the final learning-rate ratio must be in [0, 1]");
   require(std::isfinite(clip) && clip >= 0, "the clipping norm must be zero (off) or positive");
   require(eval_every >= 0, "the evaluation interval must be positive");
-  require(validation_size >= 2 && validation_size <= limits::kBatch,
-          "the validation set needs between 2 and " + std::to_string(limits::kBatch) +
-              " sequences");
+  require(
+      validation_size >= 2 && validation_size <= limits::kBatch,
+      "the validation set needs between 2 and " + std::to_string(limits::kBatch) + " sequences");
   require(threads >= 0, "the thread count must be positive (0: all cores)");
   require(chunks >= 1, "the chunk count must be at least 1");
   require(std::isfinite(plateau_tolerance) && plateau_tolerance >= 0,
           "the plateau tolerance must be zero or positive");
   require(max_steps >= 0 && max_steps <= limits::kSteps,
-          "the maximum budget (--until-plateau) must be at most " +
-              std::to_string(limits::kSteps) + " (got " + std::to_string(max_steps) + ")");
+          "the maximum budget (--until-plateau) must be at most " + std::to_string(limits::kSteps) +
+              " (got " + std::to_string(max_steps) + ")");
   require(max_steps == 0 || cooldown_cap() >= steps,
           "the maximum budget (--until-plateau) must leave room for a cool-down after the " +
               std::to_string(steps) + " steps: at least " +
@@ -414,15 +413,16 @@ Index TrainOptions::budget() const {
 }
 
 Index TrainOptions::cooldown_cap() const {
-  return static_cast<Index>(
-      std::floor(static_cast<double>(max_steps) / (1 + kCooldownFraction)));
+  return static_cast<Index>(std::floor(static_cast<double>(max_steps) / (1 + kCooldownFraction)));
 }
 
 Index TrainOptions::eval_interval() const {
   return eval_every > 0 ? eval_every : std::max<Index>(1, steps / 20);
 }
 
-std::uint64_t initialization_seed(std::uint64_t run_seed) { return derive_seed(run_seed, {kInit}); }
+std::uint64_t initialization_seed(std::uint64_t run_seed) {
+  return derive_seed(run_seed, {kInit});
+}
 
 TrainResult train(const ModelConfig& model, const Task& task, const TrainOptions& options,
                   const ProgressCallback& progress) {

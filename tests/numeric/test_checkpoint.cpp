@@ -1,7 +1,7 @@
 // Convergence and checkpoints: the plateau test, training until the plateau, and a run stopped
 // mid-way that resumes from its checkpoint bitwise as the uninterrupted run.
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <numbers>
@@ -12,10 +12,11 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "common/temp_dir.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/checkpoint.hpp"
 #include "infoflow/numeric/train.hpp"
+
+#include "common/temp_dir.hpp"
 
 namespace nm = infoflow::numeric;
 using infoflow::testing::TempDir;
@@ -212,7 +213,7 @@ BOOST_AUTO_TEST_CASE(training_until_the_plateau_cools_down_there_within_the_budg
 BOOST_AUTO_TEST_CASE(a_run_without_a_plateau_cools_down_at_the_cap_and_is_not_converged) {
   Small s;
   s.options.steps = 100;
-  s.options.max_steps = 510;  // the cap: step 408, off the evaluations' grid of 50
+  s.options.max_steps = 510;        // the cap: step 408, off the evaluations' grid of 50
   s.options.plateau_tolerance = 0;  // nothing is a plateau
   const nm::TrainResult r = nm::train(s.model, *s.task, s.options);
   BOOST_TEST(r.cooldown.start == 408);

@@ -117,7 +117,7 @@ struct TrainResult {
   double best_validation_nmse = 0;
   Index best_step = 0;
   double final_validation_nmse = 0;  ///< NaN (null in records) when the run diverged
-  double target_mean = 0;  ///< the calibration set's, used to standardise targets
+  double target_mean = 0;            ///< the calibration set's, used to standardise targets
   double target_std = 1;
   ParameterCount parameters;
   std::vector<CurvePoint> curve;
