@@ -7,13 +7,24 @@
 
 namespace infoflow::experiments {
 
+std::map<std::string, std::string> labels_without(const std::map<std::string, std::string>& labels,
+                                                  const std::set<std::string>& skip) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : labels) {
+    if (skip.count(k) == 0) out.emplace(k, v);
+  }
+  return out;
+}
+
+std::string group_text(const std::map<std::string, std::string>& labels) {
+  std::string out;
+  for (const auto& [k, v] : labels) out += (out.empty() ? "" : ", ") + k + " = " + v;
+  return out.empty() ? "all runs" : out;
+}
+
 std::string labels_except(const std::map<std::string, std::string>& labels,
                           const std::set<std::string>& skip) {
-  std::string out;
-  for (const auto& [k, v] : labels) {
-    if (skip.count(k) == 0) out += (out.empty() ? "" : ", ") + k + " = " + v;
-  }
-  return out.empty() ? "all runs" : out;
+  return group_text(labels_without(labels, skip));
 }
 
 double as_number(const std::string& s) {

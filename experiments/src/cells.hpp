@@ -40,8 +40,14 @@ struct Cell {  // one configuration: its runs over seeds
 /// The cells of an experiment by their labels_except(labels, {}).
 using Cells = std::map<std::string, Cell>;
 
-/// "k = v, k = v" over the labels not skipped; "all runs" when none is left. Groups and lines
-/// are named, and keyed, by it.
+/// The labels not skipped: what a group or a line of cells has in common.
+std::map<std::string, std::string> labels_without(const std::map<std::string, std::string>& labels,
+                                                  const std::set<std::string>& skip);
+
+/// "k = v, k = v"; "all runs" for no labels. Groups and lines are named, and keyed, by it.
+std::string group_text(const std::map<std::string, std::string>& labels);
+
+/// group_text(labels_without(labels, skip)).
 std::string labels_except(const std::map<std::string, std::string>& labels,
                           const std::set<std::string>& skip);
 

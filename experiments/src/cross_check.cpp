@@ -14,28 +14,12 @@ namespace infoflow::experiments {
 
 namespace {
 
-/// A claim's group as label values: "D = 4, T = 16" -> {D: 4, T: 16}; "all runs" -> {}.
-std::map<std::string, std::string> group_labels(const std::string& group) {
-  std::map<std::string, std::string> out;
-  if (group == "all runs") return out;
-  std::size_t at = 0;
-  while (at < group.size()) {
-    const std::size_t end = std::min(group.find(", ", at), group.size());
-    const std::string pair = group.substr(at, end - at);
-    const std::size_t eq = pair.find(" = ");
-    if (eq != std::string::npos) out[pair.substr(0, eq)] = pair.substr(eq + 3);
-    at = end + 2;
-  }
-  return out;
-}
-
-/// Whether `other`'s group is the same configurations as `mine`: the same labels, or more,
-/// where the extra one is T and every run of `mine` has that T (a profile that varies T
-/// against one that fixes it).
-bool same_configurations(const std::string& mine, const std::string& other,
+/// Whether the group of labels `b` (another profile's claim) is the same configurations as
+/// `a` (this profile's, whose runs are `my_rows`): the same labels, or more, where the extra one
+/// is T and every run of `a` has that T (a profile that varies T against one that fixes it).
+bool same_configurations(const std::map<std::string, std::string>& a,
+                         const std::map<std::string, std::string>& b,
                          const std::vector<RunRow>& my_rows) {
-  const std::map<std::string, std::string> a = group_labels(mine);
-  const std::map<std::string, std::string> b = group_labels(other);
   for (const auto& [k, v] : b) {
     const auto it = a.find(k);
     if (it != a.end()) {
@@ -62,7 +46,7 @@ bool same_configurations(const std::string& mine, const std::string& other,
 void cross_check(ExperimentResult& r, const ExperimentResult& other) {
   for (Claim& c : r.claims) {
     for (const Claim& o : other.claims) {
-      if (!same_configurations(c.group, o.group, r.rows) || o.verdict == c.verdict) continue;
+      if (!same_configurations(c.group_labels, o.group_labels, r.rows) || o.verdict == c.verdict) continue;
       c.cross_check = fmt::format("the {} profile's results say: {} ({}; {})", other.profile,
                                   to_text(o.verdict), o.measured, o.why);
     }

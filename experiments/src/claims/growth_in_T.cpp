@@ -86,11 +86,13 @@ void judge(const ExperimentSpec& /*spec*/, const Cells& cells, ExperimentResult&
     }
   }
   if (!good.empty() && !bad.empty()) {
-    out.claims.push_back(
+    Claim claim =
         gap_claim(fmt::format("at T = {:g}", largest),
                   fmt::format("efficient ({}) reaches a lower NMSE than not efficient ({})",
                               good_names, bad_names),
-                  good, bad, medians));
+                  good, bad, medians);
+    claim.group_labels = {{"T", fmt::format("{:g}", largest)}};
+    out.claims.push_back(claim);
   }
 }
 

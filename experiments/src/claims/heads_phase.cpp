@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -23,10 +24,12 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
   const std::string series_key = arm == "heads" ? "heads_pattern" : arm;
   out.x_label = spec.group.empty() ? "configuration" : spec.group;
   out.log_x = false;
+  const std::set<std::string> arms{arm, "heads", "heads_pattern", "L"};
   std::map<std::string, std::vector<const Cell*>> groups;
-  for (const auto& [id, c] : cells)
-    groups[labels_except(c.labels, {arm, "heads", "heads_pattern", "L"})].push_back(&c);
+  for (const auto& [id, c] : cells) groups[labels_except(c.labels, arms)].push_back(&c);
   for (const auto& [group, members] : groups) {
+    const std::map<std::string, std::string> group_labels =
+        labels_without(members.front()->labels, arms);
     std::vector<const Cell*> good;
     std::vector<const Cell*> bad;
     std::string good_names;
@@ -46,6 +49,7 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
     }
     Claim claim;
     claim.group = group;
+    claim.group_labels = group_labels;
     if (good.empty() || bad.empty()) {
       claim.prediction = good.empty() ? "no configuration here is efficient"
                                       : "every configuration here is efficient";
@@ -58,6 +62,7 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
                       fmt::format("{} efficient, {} not: the efficient ones reach a lower NMSE",
                                   good_names, bad_names),
                       good, bad, medians);
+    claim.group_labels = group_labels;
     // Where the measured transition lies, along configurations ordered by their heads.
     std::vector<const Cell*> ordered = members;
     std::sort(ordered.begin(), ordered.end(), [](const Cell* x, const Cell* y) {

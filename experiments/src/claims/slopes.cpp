@@ -1,5 +1,6 @@
 #include "claims/slopes.hpp"
 
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -15,9 +16,9 @@ namespace infoflow::experiments {
 std::map<std::string, std::vector<const Cell*>> judge_lines(
     const Cells& cells, const std::string& xkey, const char* x_name,
     const std::function<double(const Cell&)>& x_of, const LineJudge& judge, ExperimentResult& out) {
+  const std::set<std::string> along{xkey, "heads_pattern"};
   std::map<std::string, std::vector<const Cell*>> lines;
-  for (const auto& [id, c] : cells)
-    lines[labels_except(c.labels, {xkey, "heads_pattern"})].push_back(&c);
+  for (const auto& [id, c] : cells) lines[labels_except(c.labels, along)].push_back(&c);
   for (const auto& [name, members] : lines) {
     SlopeLine line;
     line.members = members;
@@ -33,6 +34,7 @@ std::map<std::string, std::vector<const Cell*>> judge_lines(
     Series s = series_from(name, points);
     Claim claim;
     claim.group = name;
+    claim.group_labels = labels_without(members.front()->labels, along);
     const std::vector<const Cell*>& fitted = line.fitted;
     try {
       judge(line, s, claim);

@@ -72,6 +72,8 @@ std::string to_text(Agreement a);
 
 struct Claim {
   std::string group;       ///< "D = 3", "heads (1), E = 16"
+  /// The labels the group fixes ({D: 3}; empty: every run), what cross_check() matches on.
+  std::map<std::string, std::string> group_labels;
   std::string prediction;  ///< in words, with the engine's rates
   std::string measured;    ///< the statistic and its interval
   Agreement verdict = Agreement::kInconclusive;
