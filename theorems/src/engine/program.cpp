@@ -162,6 +162,11 @@ void additive_terms(const Node& n, std::vector<const Node*>& out, std::deque<Nod
 
 /// A factor of an objective: the token indices it couples and the quantities it reads. It is
 /// a term of the objective, an index constraint, or a message of an earlier elimination.
+/// Said of a retrieval whose score needs an FFN first (scores_from_raw_tokens()).
+constexpr const char* kScoreNeedsFfn =
+    " (its score is not a query-key product of the raw tokens: an FFN computes it first, so "
+    "layer 2 at the earliest)";
+
 struct Factor {
   std::set<std::string> indices;
   std::set<int> quantities;
@@ -558,6 +563,7 @@ class Compiler {
       Quantity q;
       q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
       q.needs.assign(needs.begin(), needs.end());
+      q.needs_ffn = !scores_from_raw_tokens(used, v, at);
       const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
       std::sort(keys.begin(), keys.end());
       std::string key = fmt::format("ret|{}|{}|{}", op, at.empty() ? "g" : "t", fmt::join(keys, ";"));
@@ -569,6 +575,7 @@ class Compiler {
                                              op, objective, over)
                                : fmt::format("{}({}) = for each token {}, the token {} {}imising {}",
                                              made.name, at, at, over, op, objective);
+        if (made.needs_ffn) made.what += kScoreNeedsFfn;
       }
       const std::string label = at.empty() ? made.name : made.name + "(" + at + ")";
       steps.push_back(v + " -> " + label);
@@ -608,11 +615,13 @@ class Compiler {
     std::set<std::string> message;
     std::set<int> needs;
     std::vector<std::string> texts;
+    std::vector<const Factor*> used;
     for (const Factor& f : factors) {
       if (f.indices.count(v) == 0) continue;
       message.insert(f.indices.begin(), f.indices.end());
       needs.insert(f.quantities.begin(), f.quantities.end());
       texts.push_back(f.text);
+      used.push_back(&f);
     }
     message.erase(v);
     if (message.size() >= 2) {
@@ -633,6 +642,7 @@ class Compiler {
       q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
       q.mode = j == 1 ? Mode::kRetrieval : Mode::kRankStep;
       q.needs.assign(needs.begin(), needs.end());
+      q.needs_ffn = !scores_from_raw_tokens(used, v, at);
       if (previous >= 0) q.needs.push_back(previous);
       const int id = add(q, "");
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
@@ -641,6 +651,7 @@ class Compiler {
                          : fmt::format("{}{} = the token of the largest {} over {} below {}'s",
                                        made.name, at.empty() ? "" : "(" + at + ")", objective, v,
                                        p_.quantities[static_cast<std::size_t>(previous)].name);
+      if (made.needs_ffn) made.what += kScoreNeedsFfn;
       steps.push_back(made.name);
       r.steps.push_back(id);
       previous = id;
@@ -702,6 +713,60 @@ class Compiler {
     return d;
   }
 
+  /// Whether attention forms the score of a retrieval over `v` (at the token `at`; empty: at the
+  /// readout) from the raw tokens, with no FFN before it (our rule, R1): a query-key product is
+  /// bilinear, so each term must be linear in x[v] (dot(a, x[v])) or a bilinear form of x[v]
+  /// and x[at] (dot, or bilinear(M, ., .)). A nonlinear function of one token (sqnorm(x[v]),
+  /// a square, a norm) is a token quantity an FFN computes first. Terms read from earlier
+  /// retrievals and index constraints are the planner's other rules' business.
+  static bool scores_from_raw_tokens(const std::vector<const Factor*>& terms,
+                                     const std::string& v, const std::string& at) {
+    const std::string xv = "x[" + v + "]";
+    const std::string xat = at.empty() ? "" : "x[" + at + "]";
+    for (const Factor* f : terms) {
+      if (f->constraint != nullptr || f->message >= 0) continue;
+      if (linear_in_tokens(f->text, v)) continue;
+      const std::vector<std::string> args = call_arguments(f->text, "dot");
+      const std::vector<std::string> form = call_arguments(f->text, "bilinear");
+      const bool pair = args.size() == 2 && !xat.empty() &&
+                        ((args[0] == xv && args[1] == xat) || (args[0] == xat && args[1] == xv));
+      const bool bilinear = form.size() == 3 && !xat.empty() && is_parameter(form[0]) &&
+                            ((form[1] == xv && form[2] == xat) || (form[1] == xat && form[2] == xv));
+      if (!pair && !bilinear) return false;
+    }
+    return true;
+  }
+
+  /// The arguments of `name(a, b, ...)` when `text` is exactly such a call (split at the
+  /// top-level commas); empty otherwise.
+  static std::vector<std::string> call_arguments(const std::string& text, const std::string& name) {
+    const std::string prefix = name + "(";
+    if (text.rfind(prefix, 0) != 0 || text.back() != ')') return {};
+    std::vector<std::string> out;
+    int depth = 0;
+    std::string current;
+    for (std::size_t i = prefix.size(); i + 1 < text.size(); ++i) {
+      const char ch = text[i];
+      if (ch == '(' || ch == '[') ++depth;
+      if (ch == ')' || ch == ']') --depth;
+      if (depth < 0) return {};  // the call closes before the end: not one call
+      if (ch == ',' && depth == 0) {
+        out.push_back(current);
+        current.clear();
+        if (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+        continue;
+      }
+      current += ch;
+    }
+    out.push_back(current);
+    return out;
+  }
+
+  /// A random parameter's name (a, A[i]): no call and no token.
+  static bool is_parameter(const std::string& s) {
+    return !s.empty() && s.find('(') == std::string::npos && s.rfind("x[", 0) != 0;
+  }
+
   /// A term that attention's values can carry without an FFN: x[v] or dot(a, x[v]).
   static bool linear_in_tokens(const std::string& text, const std::string& v) {
     const std::string x = "x[" + v + "]";
@@ -713,10 +778,7 @@ class Compiler {
     if (comma == std::string::npos) return false;
     const std::string a = inner.substr(0, comma);
     const std::string b = inner.substr(comma + 2);
-    auto parameter = [](const std::string& s) {
-      return !s.empty() && s.find('(') == std::string::npos && s.rfind("x[", 0) != 0;
-    };
-    return (a == x && parameter(b)) || (b == x && parameter(a));
+    return (a == x && is_parameter(b)) || (b == x && is_parameter(a));
   }
 
   const targets::Formula& formula_;

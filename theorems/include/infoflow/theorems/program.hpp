@@ -43,7 +43,9 @@ struct Quantity {
   std::string what;        ///< the quantity in words and formulas
   std::vector<int> needs;  ///< quantities (indices) its score or value reads
   bool needs_at_tokens = false;  ///< kMean: the tokens themselves must hold the needs
-  bool needs_ffn = false;  ///< kMean: the averaged value is nonlinear, an FFN computes it first
+  /// An FFN computes it first (layer 2 at the earliest): a kMean's averaged value that is
+  /// nonlinear, or a retrieval's score that attention cannot form from the raw tokens.
+  bool needs_ffn = false;
   long positions = 0;      ///< kPositions: how many positions it gathers
   int order = 0;           ///< kAggregation: the order of the comparison that forces it
 };
