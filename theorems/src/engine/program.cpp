@@ -719,8 +719,8 @@ class Compiler {
   /// and x[at] (dot, or bilinear(M, ., .)). A nonlinear function of one token (sqnorm(x[v]),
   /// a square, a norm) is a token quantity an FFN computes first. Terms read from earlier
   /// retrievals and index constraints are the planner's other rules' business.
-  static bool scores_from_raw_tokens(const std::vector<const Factor*>& terms,
-                                     const std::string& v, const std::string& at) {
+  static bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::string& v,
+                                     const std::string& at) {
     const std::string xv = "x[" + v + "]";
     const std::string xat = at.empty() ? "" : "x[" + at + "]";
     for (const Factor* f : terms) {
@@ -730,8 +730,9 @@ class Compiler {
       const std::vector<std::string> form = call_arguments(f->text, "bilinear");
       const bool pair = args.size() == 2 && !xat.empty() &&
                         ((args[0] == xv && args[1] == xat) || (args[0] == xat && args[1] == xv));
-      const bool bilinear = form.size() == 3 && !xat.empty() && is_parameter(form[0]) &&
-                            ((form[1] == xv && form[2] == xat) || (form[1] == xat && form[2] == xv));
+      const bool bilinear =
+          form.size() == 3 && !xat.empty() && is_parameter(form[0]) &&
+          ((form[1] == xv && form[2] == xat) || (form[1] == xat && form[2] == xv));
       if (!pair && !bilinear) return false;
     }
     return true;
