@@ -166,6 +166,27 @@ BOOST_AUTO_TEST_CASE(triangle_centre_is_efficient_for_no_fixed_shape) {
   BOOST_TEST(p.reason.find("order 3") != std::string::npos);
 }
 
+// R1: attention's score is a query-key product, bilinear in the states; before any FFN those are
+// linear in the raw tokens. A score nonlinear in one token waits for an FFN (layer 2), a linear
+// or bilinear one does not.
+BOOST_AUTO_TEST_CASE(a_score_nonlinear_in_one_token_is_retrieved_after_an_ffn) {
+  th::Engine engine(catalogue());
+  const th::Target norm = target("max(t) sqnorm(x[t])");
+  BOOST_TEST(verdict(norm, arch({1})) == "exponential in T");
+  BOOST_TEST(verdict(norm, arch({4})) == "exponential in T");  // heads do not replace the FFN
+  const th::Plan two = engine.plan(norm, arch({1, 1}));
+  BOOST_TEST(th::to_text(two.verdict) == "efficient");
+  BOOST_TEST_REQUIRE(!two.steps.empty());
+  for (const th::PlanStep& s : two.steps) BOOST_TEST(s.layer == 2);
+  // The reason is said where the one-layer plan gives up.
+  BOOST_TEST(engine.plan(norm, arch({1})).reason.find("an FFN computes it first") !=
+             std::string::npos);
+  // Linear and bilinear scores of the raw tokens stay in layer 1.
+  BOOST_TEST(verdict(target("max(t) dot(a, x[t])"), arch({1})) == "efficient");
+  const th::Plan pairs = engine.plan(target("min(s != t) bilinear(B, x[s], x[t])"), arch({1, 1}));
+  BOOST_TEST(th::to_text(pairs.verdict) == "efficient");
+}
+
 BOOST_AUTO_TEST_CASE(plan_reports_information_sets_and_steps) {
   th::Engine engine(catalogue());
   const th::Plan p = engine.plan(target(kIntrinsic, {{"D", 2}}), arch({2, 2}));
