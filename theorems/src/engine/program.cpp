@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -443,7 +444,47 @@ class Compiler {
       }
       if (k >= 2) return ranked(bound, factors, body_deps, k, c);
     }
+    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c)) return *split;
     return extremum(n, bound, factors, body_deps, c);
+  }
+
+  /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
+  /// so two retrievals of linear scores, one each, and the readout's FFN takes the larger. Attention
+  /// forms both scores from the raw tokens, where |L| itself would wait for an FFN (R1).
+  std::optional<Deps> absolute_maximum(const Node& n, const std::vector<std::string>& bound,
+                                       const std::vector<Factor>& factors, const Deps& body_deps,
+                                       Comparison& c) {
+    if (n.op != targets::ReduceOp::kMax || n.has_key() || bound.size() != 1 ||
+        !body_deps.quantities.empty())
+      return std::nullopt;
+    const std::string& v = bound.front();
+    const Factor* term = nullptr;
+    for (const Factor& f : factors) {
+      if (f.indices.count(v) == 0) continue;
+      if (term != nullptr || f.constraint != nullptr) return std::nullopt;
+      term = &f;
+    }
+    if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty())
+      return std::nullopt;
+    const std::vector<std::string> inner = call_arguments(term->text, "abs");
+    if (inner.size() != 1 || !linear_in_tokens(inner.front(), v)) return std::nullopt;
+    const std::string key = "ret|max|g|" + term->key({{v, "#v"}});
+    std::vector<std::string> names;
+    Deps d = leftovers(factors, bound);
+    for (const char* sign : {"", "-"}) {
+      const int id = add(Quantity{}, key + "|" + sign);
+      Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+      if (made.what.empty())
+        made.what = fmt::format("{} = the token maximising {}{} over {}", made.name, sign,
+                                inner.front(), v);
+      names.push_back(made.name);
+      d.quantities.insert(id);
+    }
+    c.order = 1;
+    c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y): two maxima of a linear score)", v,
+                                names[0], names[1]);
+    p_.comparisons.push_back(c);
+    return d;
   }
 
   /// Leftover factors (over no bound index) pass through to the value.
