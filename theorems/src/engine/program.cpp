@@ -444,13 +444,14 @@ class Compiler {
       }
       if (k >= 2) return ranked(bound, factors, body_deps, k, c);
     }
-    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c)) return *split;
+    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
+      return *split;
     return extremum(n, bound, factors, body_deps, c);
   }
 
   /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
-  /// so two retrievals of linear scores, one each, and the readout's FFN takes the larger. Attention
-  /// forms both scores from the raw tokens, where |L| itself would wait for an FFN (R1).
+  /// so two retrievals of linear scores, one each, and the readout's FFN takes the larger.
+  /// Attention forms both scores from the raw tokens, where |L| itself would wait for an FFN (R1).
   std::optional<Deps> absolute_maximum(const Node& n, const std::vector<std::string>& bound,
                                        const std::vector<Factor>& factors, const Deps& body_deps,
                                        Comparison& c) {
