@@ -465,7 +465,9 @@ class Compiler {
       if (term != nullptr || f.constraint != nullptr) return std::nullopt;
       term = &f;
     }
-    if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty())
+    // The whole body, so that no sign or factor the terms drop (max(t) -abs(L) is -min |L|) hides.
+    if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty() ||
+        targets::to_text(n.args[0]) != term->text)
       return std::nullopt;
     const std::vector<std::string> inner = call_arguments(term->text, "abs");
     if (inner.size() != 1 || !linear_in_tokens(inner.front(), v)) return std::nullopt;
@@ -805,9 +807,9 @@ class Compiler {
     return out;
   }
 
-  /// A random parameter's name (a, A[i]): no call and no token.
+  /// A random parameter's name (a, A[i]), or an expression of parameters: no call, no token.
   static bool is_parameter(const std::string& s) {
-    return !s.empty() && s.find('(') == std::string::npos && s.rfind("x[", 0) != 0;
+    return !s.empty() && s.find('(') == std::string::npos && s.find("x[") == std::string::npos;
   }
 
   /// A term that attention's values can carry without an FFN: x[v] or dot(a, x[v]).
