@@ -767,6 +767,17 @@ class Compiler {
                                      const std::string& at) {
     const std::string xv = "x[" + v + "]";
     const std::string xat = at.empty() ? "" : "x[" + at + "]";
+    // A monotone function of a linear score alone is extreme where the score is (either way,
+    // so a sign the terms dropped does not matter): attention retrieves by the score itself.
+    const auto scoring = std::count_if(terms.begin(), terms.end(),
+                                       [](const Factor* f) { return f->constraint == nullptr; });
+    if (scoring == 1) {
+      const std::string& score = single_score(terms)->text;
+      for (const char* monotone : {"exp", "tanh", "relu"}) {
+        const std::vector<std::string> inner = call_arguments(score, monotone);
+        if (inner.size() == 1 && linear_in_tokens(inner.front(), v)) return true;
+      }
+    }
     for (const Factor* f : terms) {
       if (f->constraint != nullptr || f->message >= 0) continue;
       if (linear_in_tokens(f->text, v)) continue;
@@ -780,6 +791,14 @@ class Compiler {
       if (!pair && !bilinear) return false;
     }
     return true;
+  }
+
+  /// The one term of a score that is not an index constraint (the caller counted them).
+  static const Factor* single_score(const std::vector<const Factor*>& terms) {
+    for (const Factor* f : terms) {
+      if (f->constraint == nullptr) return f;
+    }
+    return nullptr;
   }
 
   /// The arguments of `name(a, b, ...)` when `text` is exactly such a call (split at the
