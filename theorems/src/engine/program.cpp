@@ -788,9 +788,38 @@ class Compiler {
       const bool bilinear =
           form.size() == 3 && !xat.empty() && is_parameter(form[0]) &&
           ((form[1] == xv && form[2] == xat) || (form[1] == xat && form[2] == xv));
-      if (!pair && !bilinear) return false;
+      // A product of linear forms in the two tokens is the rank-one form x[v]^T (a b^T) x[at].
+      const std::vector<std::string> sides = top_level_product(f->text);
+      const bool rank_one =
+          sides.size() == 2 && !at.empty() &&
+          ((linear_in_tokens(sides[0], v) && linear_in_tokens(sides[1], at)) ||
+           (linear_in_tokens(sides[0], at) && linear_in_tokens(sides[1], v)));
+      if (!pair && !bilinear && !rank_one) return false;
     }
     return true;
+  }
+
+  /// The factors of `text` when it is a product "u * v * ..." at the top level (outside any
+  /// parentheses or brackets); empty otherwise.
+  static std::vector<std::string> top_level_product(const std::string& text) {
+    std::vector<std::string> out;
+    int depth = 0;
+    std::size_t from = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char ch = text[i];
+      if (ch == '(' || ch == '[') ++depth;
+      if (ch == ')' || ch == ']') --depth;
+      if (depth == 0 && text.compare(i, 3, " * ") == 0) {
+        out.push_back(text.substr(from, i - from));
+        from = i + 3;
+      }
+      // Any other operator at the top level makes it no plain product.
+      if (depth == 0 && i > 0 && text[i - 1] == ' ' && (ch == '+' || ch == '-' || ch == '/'))
+        return {};
+    }
+    if (out.empty()) return {};
+    out.push_back(text.substr(from));
+    return out;
   }
 
   /// The one term of a score that is not an index constraint (the caller counted them).
