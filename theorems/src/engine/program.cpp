@@ -790,10 +790,9 @@ class Compiler {
           ((form[1] == xv && form[2] == xat) || (form[1] == xat && form[2] == xv));
       // A product of linear forms in the two tokens is the rank-one form x[v]^T (a b^T) x[at].
       const std::vector<std::string> sides = top_level_product(f->text);
-      const bool rank_one =
-          sides.size() == 2 && !at.empty() &&
-          ((linear_in_tokens(sides[0], v) && linear_in_tokens(sides[1], at)) ||
-           (linear_in_tokens(sides[0], at) && linear_in_tokens(sides[1], v)));
+      const bool rank_one = sides.size() == 2 && !at.empty() &&
+                            ((linear_in_tokens(sides[0], v) && linear_in_tokens(sides[1], at)) ||
+                             (linear_in_tokens(sides[0], at) && linear_in_tokens(sides[1], v)));
       if (!pair && !bilinear && !rank_one) return false;
     }
     return true;
