@@ -32,8 +32,11 @@ std::string status_text(const RunRow& row) {
   return row.status ? std::string(numeric::to_string(*row.status)) : "missing";
 }
 
-std::string entry_claim_text(const Confrontation& c) {
-  switch (c.entry) {
+namespace {
+
+/// "efficient", "not efficient", or what an undecided verdict says instead.
+std::string efficiency_text(Efficiency e, const std::string& undecided) {
+  switch (e) {
     case Efficiency::kEfficient:
       return "efficient";
     case Efficiency::kNotEfficient:
@@ -41,19 +44,17 @@ std::string entry_claim_text(const Confrontation& c) {
     case Efficiency::kUndecided:
       break;
   }
-  return "no claim (" + c.entry_reason + ")";
+  return undecided;
+}
+
+}  // namespace
+
+std::string entry_claim_text(const Confrontation& c) {
+  return efficiency_text(c.entry, "no claim (" + c.entry_reason + ")");
 }
 
 std::string measured_text(const Confrontation& c) {
-  switch (c.measured) {
-    case Efficiency::kEfficient:
-      return "efficient";
-    case Efficiency::kNotEfficient:
-      return "not efficient";
-    case Efficiency::kUndecided:
-      break;
-  }
-  return "inconclusive: " + c.measured_reason;
+  return efficiency_text(c.measured, "inconclusive: " + c.measured_reason);
 }
 
 std::string nmse_text(double x) {
