@@ -393,8 +393,8 @@ void TrainOptions::validate() const {
   require(std::isfinite(plateau_tolerance) && plateau_tolerance >= 0,
           "the plateau tolerance must be zero or positive");
   require(max_steps >= 0 && max_steps <= limits::kSteps,
-          "the maximum budget (--until-plateau) must be at most " + std::to_string(limits::kSteps) +
-              " (got " + std::to_string(max_steps) + ")");
+          "the maximum budget (--until-plateau) must be between 0 (off) and " +
+              std::to_string(limits::kSteps) + " (got " + std::to_string(max_steps) + ")");
   require(max_steps == 0 || cooldown_cap() >= steps,
           "the maximum budget (--until-plateau) must leave room for a cool-down after the " +
               std::to_string(steps) + " steps: at least " +
