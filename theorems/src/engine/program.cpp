@@ -759,43 +759,48 @@ class Compiler {
 
   /// Whether attention forms the score of a retrieval over `v` (at the token `at`; empty: at the
   /// readout) from the raw tokens, with no FFN before it (our rule, R1): a query-key product is
-  /// bilinear, so each term must be linear in x[v] (dot(a, x[v])) or a bilinear form of x[v]
-  /// and x[at] (dot, or bilinear(M, ., .)). A nonlinear function of one token (sqnorm(x[v]),
-  /// a square, a norm) is a token quantity an FFN computes first. Terms read from earlier
-  /// retrievals and index constraints are the planner's other rules' business.
+  /// bilinear, so each term must be one (query_key_product()), or the score a monotone function
+  /// of one. A nonlinear function of one token (sqnorm(x[v]), a square, a norm) is a token
+  /// quantity an FFN computes first. Terms read from earlier retrievals and index constraints
+  /// are the planner's other rules' business.
   static bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::string& v,
                                      const std::string& at) {
-    const std::string xv = "x[" + v + "]";
-    const std::string xat = at.empty() ? "" : "x[" + at + "]";
-    // A monotone function of a linear score alone is extreme where the score is (either way,
-    // so a sign the terms dropped does not matter): attention retrieves by the score itself.
+    // A monotone function of such a score alone is extreme where the score is (either way, so a
+    // sign the terms dropped does not matter): attention retrieves by the score itself.
     const auto scoring = std::count_if(terms.begin(), terms.end(),
                                        [](const Factor* f) { return f->constraint == nullptr; });
     if (scoring == 1) {
       const std::string& score = single_score(terms)->text;
       for (const char* monotone : {"exp", "tanh", "relu"}) {
         const std::vector<std::string> inner = call_arguments(score, monotone);
-        if (inner.size() == 1 && linear_in_tokens(inner.front(), v)) return true;
+        if (inner.size() == 1 && query_key_product(inner.front(), v, at)) return true;
       }
     }
-    for (const Factor* f : terms) {
-      if (f->constraint != nullptr || f->message >= 0) continue;
-      if (linear_in_tokens(f->text, v)) continue;
-      const std::vector<std::string> args = call_arguments(f->text, "dot");
-      const std::vector<std::string> form = call_arguments(f->text, "bilinear");
-      const bool pair = args.size() == 2 && !xat.empty() &&
-                        ((args[0] == xv && args[1] == xat) || (args[0] == xat && args[1] == xv));
-      const bool bilinear =
-          form.size() == 3 && !xat.empty() && is_parameter(form[0]) &&
-          ((form[1] == xv && form[2] == xat) || (form[1] == xat && form[2] == xv));
-      // A product of linear forms in the two tokens is the rank-one form x[v]^T (a b^T) x[at].
-      const std::vector<std::string> sides = top_level_product(f->text);
-      const bool rank_one = sides.size() == 2 && !at.empty() &&
-                            ((linear_in_tokens(sides[0], v) && linear_in_tokens(sides[1], at)) ||
-                             (linear_in_tokens(sides[0], at) && linear_in_tokens(sides[1], v)));
-      if (!pair && !bilinear && !rank_one) return false;
-    }
-    return true;
+    return std::all_of(terms.begin(), terms.end(), [&](const Factor* f) {
+      return f->constraint != nullptr || f->message >= 0 || query_key_product(f->text, v, at);
+    });
+  }
+
+  /// One term attention forms from the raw tokens: linear in x[v], or (at a token `at`) a
+  /// bilinear form of x[v] and x[at]: dot, bilinear(M, ., .), or a product of linear forms in
+  /// the two tokens, the rank-one form x[v]^T (a b^T) x[at].
+  static bool query_key_product(const std::string& text, const std::string& v,
+                                const std::string& at) {
+    if (linear_in_tokens(text, v)) return true;
+    if (at.empty()) return false;
+    const std::string xv = "x[" + v + "]";
+    const std::string xat = "x[" + at + "]";
+    const auto the_pair = [&](const std::string& a, const std::string& b) {
+      return (a == xv && b == xat) || (a == xat && b == xv);
+    };
+    const std::vector<std::string> args = call_arguments(text, "dot");
+    if (args.size() == 2 && the_pair(args[0], args[1])) return true;
+    const std::vector<std::string> form = call_arguments(text, "bilinear");
+    if (form.size() == 3 && is_parameter(form[0]) && the_pair(form[1], form[2])) return true;
+    const std::vector<std::string> sides = top_level_product(text);
+    return sides.size() == 2 &&
+           ((linear_in_tokens(sides[0], v) && linear_in_tokens(sides[1], at)) ||
+            (linear_in_tokens(sides[0], at) && linear_in_tokens(sides[1], v)));
   }
 
   /// The factors of `text` when it is a product "u * v * ..." at the top level (outside any
