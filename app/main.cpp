@@ -71,7 +71,7 @@ std::string bash_completion(CLI::App& app) {
          "    --format) COMPREPLY=($(compgen -W \"text latex json toml\" -- \"$cur\")); return ;;\n"
          "    --pe) COMPREPLY=($(compgen -W \"none learned sinusoidal\" -- \"$cur\")); return ;;\n"
          "    --of) COMPREPLY=($(compgen -W \"catalogue findings both\" -- \"$cur\")); return ;;\n"
-         "    --profile) COMPREPLY=($(compgen -W \"quick full paper\" -- \"$cur\")); return ;;\n"
+         "    --profile) COMPREPLY=($(compgen -W \"quick full paper paper_plateau\" -- \"$cur\")); return ;;\n"
          "    --activation) COMPREPLY=($(compgen -W \"gelu relu\" -- \"$cur\")); return ;;\n"
          "    --precision) COMPREPLY=($(compgen -W \"float32 float64\" -- \"$cur\")); return ;;\n"
          "    --catalogue|--results) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"

@@ -110,14 +110,16 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
       cell.converged.push_back(r.converged());
       cell.recorded.push_back(!r.curve.empty());
       if (!lost && !r.converged() && !r.curve.empty())
-        out.curves.push_back({labels_except(run.labels, {"heads_pattern"}), r.curve});
+        out.curves.push_back(
+            {labels_except(run.labels, {"heads_pattern"}), r.curve, r.cooldown_start});
       cell.theory_params.push_back(static_cast<double>(r.parameters_theory));
     }
     out.rows.push_back(row);
   }
   if (missing > 0) {
-    out.notes.push_back(fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}`)",
-                                    missing, runs.size(), spec.file.string()));
+    out.notes.push_back(fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}{}`)",
+                                    missing, runs.size(), spec.file.string(),
+                                    profile == "quick" ? "" : " --profile " + profile));
   }
   if (diverged > 0)
     out.notes.push_back(

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -26,6 +27,7 @@ using experiments::Claim;
 using experiments::Confrontation;
 using experiments::Efficiency;
 using experiments::ExperimentResult;
+using experiments::LearningCurve;
 using experiments::PaperComparison;
 using experiments::RunRow;
 using experiments::Series;
@@ -248,14 +250,32 @@ std::string curves_pgfplots(const ExperimentResult& r) {
   // Beyond a dozen, a legend is a list no one reads: the curves are drawn alike, unnamed.
   const bool named = r.curves.size() <= kNamedCurves;
   for (std::size_t i = 0; i < r.curves.size(); ++i) {
-    out += named ? fmt::format("\\addplot[{}, no marks] coordinates {{", kColours[i % 8])
+    const LearningCurve& c = r.curves[i];
+    const std::string colour = named ? kColours[i % 8] : "gray";
+    out += named ? fmt::format("\\addplot[{}, no marks] coordinates {{", colour)
                  : std::string("\\addplot[gray, opacity=0.5, no marks] coordinates {");
-    for (const auto& [step, nmse] : r.curves[i].points) {
-      if (std::isfinite(nmse) && nmse > 0) out += fmt::format(" ({},{:.6e})", step, nmse);
+    // The point evaluated where the cool-down began (a run trained until the plateau that
+    // reached its cap): the learning rate falls from there.
+    std::optional<std::pair<long, double>> cooldown_point;
+    for (const auto& [step, nmse] : c.points) {
+      if (!std::isfinite(nmse) || nmse <= 0) continue;
+      out += fmt::format(" ({},{:.6e})", step, nmse);
+      if (c.cooldown_start > 0 && step <= c.cooldown_start) cooldown_point = std::pair{step, nmse};
     }
-    out += named ? "};\n\\addlegendentry{" + latex_escape(r.curves[i].run) + "}\n" : "};\n";
+    out += named ? "};\n\\addlegendentry{" + latex_escape(c.run) + "}\n" : "};\n";
+    if (cooldown_point) {
+      out += fmt::format("\\addplot[{}, only marks, mark=*, mark size=1.5pt, forget plot] "
+                         "coordinates {{ ({},{:.6e}) }};\n",
+                         colour, cooldown_point->first, cooldown_point->second);
+    }
   }
   return out + "\\end{axis}\n\\end{tikzpicture}\n";
+}
+
+/// Whether any of the curves trained until the plateau (their figure marks the cool-down).
+bool any_cooldown(const ExperimentResult& r) {
+  return std::ranges::any_of(r.curves,
+                             [](const LearningCurve& c) { return c.cooldown_start > 0; });
 }
 
 std::string reported_table_latex(const ExperimentResult& r) {
@@ -560,12 +580,15 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
       put("curves_" + r.name + ".tex", curves_pgfplots(r));
       doc += fmt::format(
           "\\noindent {} runs stopped at their step budget while still improving (plateau "
-          "test, docs/experiments.md); their validation curves{}:\n\\begin{{center}}\n"
+          "test, docs/experiments.md); their validation curves{}{}:\n\\begin{{center}}\n"
           "\\input{{curves_{}.tex}}\n\\end{{center}}\n",
           r.curves.size(),
           r.curves.size() <= kNamedCurves
               ? ""
               : " (unnamed: results.csv lists them, status budget\\_reached)",
+          any_cooldown(r) ? " (a dot: the cool-down began there, at the cap, the plateau "
+                            "test not having held)"
+                          : "",
           r.name);
     }
     for (const std::string& n : r.notes) doc += "\\noindent Note: " + prose_latex(n) + "\n\n";

@@ -56,8 +56,8 @@ std::vector<ex::RunRecord> measure(
     rec.experiment = r.experiment;
     rec.labels = r.labels;
     rec.status = converged(r) ? nm::RunStatus::kConverged : nm::RunStatus::kBudgetReached;
-    rec.curve = {{100, 1.0}, {200, rec.best_validation_nmse}};
     rec.best_validation_nmse = nmse(r) * std::pow(10.0, 0.05 * rng.normal());
+    rec.curve = {{100, 1.0}, {200, rec.best_validation_nmse}};
     rec.parameters = rec.parameters_theory = 100 * r.model.ffn_width;
     out.push_back(rec);
   }
@@ -131,6 +131,7 @@ BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagree
   const ex::ExperimentResult partial = ex::verify(s, "quick", part, engine);
   BOOST_TEST_REQUIRE(!partial.notes.empty());
   BOOST_TEST(partial.notes[0].find("7 of 12 runs have no result yet") == 0u);
+  BOOST_TEST(partial.notes[0].find("phase.toml`)") != std::string::npos, partial.notes[0]);
 }
 
 BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {
@@ -159,6 +160,31 @@ BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_n
     BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("too few seeds") == 0u, c.why);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_curve_that_cooled_down_at_its_cap_is_drawn_with_the_cool_down_marked) {
+  th::Engine engine(catalogue);
+  const ex::ExperimentSpec s = spec("phase", kPhase);
+  std::vector<ex::RunRecord> records = measure(
+      s, [](const ex::RunConfig&) { return 1e-2; }, [](const ex::RunConfig&) { return false; });
+  for (ex::RunRecord& r : records) r.cooldown_start = 150;  // the cap, between two evaluations
+  records.front().cooldown_start = 0;                       // a fixed-budget run: no mark
+  const ex::ExperimentResult r = ex::verify(s, "quick", records, engine);
+  BOOST_TEST_REQUIRE(r.curves.size() == 12u);
+  BOOST_TEST(r.curves.front().cooldown_start == 0);
+  BOOST_TEST(r.curves.back().cooldown_start == 150);
+  (void)rp::write_report(dir / "cool", {r}, false);
+  const std::string figure = read_text(dir / "cool" / "curves_phase.tex");
+  // The dot sits on the last evaluation before the cool-down, in the curve's colour.
+  const std::string dot = "only marks, mark=*, mark size=1.5pt, forget plot] coordinates { "
+                          "(100,1.000000e+00) };";
+  std::size_t dots = 0;
+  for (std::size_t at = figure.find(dot); at != std::string::npos; at = figure.find(dot, at + 1))
+    ++dots;
+  BOOST_TEST(dots == 11u, figure);
+  BOOST_TEST(figure.find("\\addplot[red, only marks") != std::string::npos);
+  BOOST_TEST(read_text(dir / "cool" / "report.tex").find("a dot: the cool-down began there") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_quick_verdict_that_the_full_results_contradict_says_so) {

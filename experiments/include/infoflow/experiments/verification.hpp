@@ -86,6 +86,7 @@ struct Claim {
 struct LearningCurve {
   std::string run;  ///< its labels
   std::vector<std::pair<long, double>> points;
+  long cooldown_start = 0;  ///< training until the plateau: where the cool-down began (0: none)
 };
 
 /// One line of a figure: medians over seeds with their min and max.
