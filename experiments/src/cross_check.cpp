@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 
@@ -14,31 +15,37 @@ namespace infoflow::experiments {
 
 namespace {
 
-/// Whether the group of labels `b` (another profile's claim) is the same configurations as
-/// `a` (this profile's, whose runs are `my_rows`): the same labels, or more, where the extra one
-/// is T and every run of `a` has that T (a profile that varies T against one that fixes it).
+/// The sequence lengths of the runs in `rows` that are members of the group `labels`.
+std::set<long> lengths_of(const std::map<std::string, std::string>& labels,
+                          const std::vector<RunRow>& rows) {
+  std::set<long> out;
+  for (const RunRow& row : rows) {
+    const bool member = std::all_of(labels.begin(), labels.end(), [&](const auto& kv) {
+      const auto l = row.labels.find(kv.first);
+      return l != row.labels.end() && l->second == kv.second;
+    });
+    if (member) out.insert(row.tokens);
+  }
+  return out;
+}
+
+/// Whether the group of labels `b` (another profile's claim, whose runs are among
+/// `other_rows`) is the same configurations as `a` (this profile's, among `my_rows`): the same
+/// labels, or more where the extra one is T (a profile that varies T against one that fixes
+/// it), and every T of a's runs among b's (T = 64 is not T = 8 under the same label D = 2).
 bool same_configurations(const std::map<std::string, std::string>& a,
                          const std::map<std::string, std::string>& b,
-                         const std::vector<RunRow>& my_rows) {
+                         const std::vector<RunRow>& my_rows, const std::vector<RunRow>& other_rows) {
   for (const auto& [k, v] : b) {
     const auto it = a.find(k);
-    if (it != a.end()) {
-      if (it->second != v) return false;
-      continue;
-    }
-    if (k != "T") return false;
-    bool any = false;  // no run of mine: nothing says which T they are
-    for (const RunRow& row : my_rows) {
-      const bool member = std::all_of(a.begin(), a.end(), [&](const auto& kv) {
-        const auto l = row.labels.find(kv.first);
-        return l != row.labels.end() && l->second == kv.second;
-      });
-      if (member && std::to_string(row.tokens) != v) return false;
-      any = any || member;
-    }
-    if (!any) return false;
+    if (it != a.end() ? it->second != v : k != "T") return false;
   }
-  return std::all_of(a.begin(), a.end(), [&](const auto& kv) { return b.count(kv.first) != 0; });
+  if (!std::all_of(a.begin(), a.end(), [&](const auto& kv) { return b.count(kv.first) != 0; }))
+    return false;
+  const std::set<long> mine = lengths_of(a, my_rows);
+  const std::set<long> theirs = lengths_of(b, other_rows);
+  // No run of mine: nothing says which T they are.
+  return !mine.empty() && std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
 }
 
 }  // namespace
@@ -46,7 +53,9 @@ bool same_configurations(const std::map<std::string, std::string>& a,
 void cross_check(ExperimentResult& r, const ExperimentResult& other) {
   for (Claim& c : r.claims) {
     for (const Claim& o : other.claims) {
-      if (!same_configurations(c.group_labels, o.group_labels, r.rows) || o.verdict == c.verdict) continue;
+      if (!same_configurations(c.group_labels, o.group_labels, r.rows, other.rows) ||
+          o.verdict == c.verdict)
+        continue;
       c.cross_check = fmt::format("the {} profile's results say: {} ({}; {})", other.profile,
                                   to_text(o.verdict), o.measured, o.why);
     }
