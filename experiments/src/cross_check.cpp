@@ -50,14 +50,19 @@ bool same_configurations(const std::map<std::string, std::string>& a,
 
 }  // namespace
 
+std::filesystem::path shipped_results(const ExperimentSpec& spec, const std::string& profile) {
+  return spec.file.parent_path() / "results" / profile / (spec.name + ".jsonl");
+}
+
 void cross_check(ExperimentResult& r, const ExperimentResult& other) {
   for (Claim& c : r.claims) {
     for (const Claim& o : other.claims) {
       if (!same_configurations(c.group_labels, o.group_labels, r.rows, other.rows) ||
           o.verdict == c.verdict)
         continue;
-      c.cross_check = fmt::format("the {} profile's results say: {} ({}; {})", other.profile,
-                                  to_text(o.verdict), o.measured, o.why);
+      if (!c.cross_check.empty()) c.cross_check += "; ";
+      c.cross_check += fmt::format("the {} profile's results say: {} ({}; {})", other.profile,
+                                   to_text(o.verdict), o.measured, o.why);
     }
   }
 }
@@ -68,15 +73,17 @@ ExperimentResult verify_in_context(const ExperimentSpec& spec, const std::string
                                    theorems::Engine& engine) {
   namespace fs = std::filesystem;
   ExperimentResult r = verify(spec, profile, records, engine);
-  // The shipped full results, where they exist, are the better evidence: a verdict of another
-  // profile that differs from theirs says so.
-  const fs::path shipped = spec.file.parent_path() / "results" / "full" / (spec.name + ".jsonl");
-  const bool has_full =
-      std::find(spec.profiles.begin(), spec.profiles.end(), "full") != spec.profiles.end();
-  std::error_code missing;  // results_file may not exist yet: then it is not the shipped one
-  if (profile != "full" && has_full && fs::is_regular_file(shipped) &&
-      !fs::equivalent(shipped, results_file, missing))
-    cross_check(r, verify(spec, "full", ResultStore(shipped).read(), engine));
+  // Another profile's shipped results, where they exist, are evidence on the same claims (the
+  // full profile's: a larger version of the quick one's; the paper profiles': the same
+  // configurations trained another way): a verdict that differs from theirs says so.
+  for (const std::string& other : spec.profiles) {
+    const fs::path shipped = shipped_results(spec, other);
+    std::error_code missing;  // results_file may not exist yet: then it is not the shipped one
+    if (other == profile || !fs::is_regular_file(shipped) ||
+        fs::equivalent(shipped, results_file, missing))
+      continue;
+    cross_check(r, verify(spec, other, ResultStore(shipped).read(), engine));
+  }
   if (const std::optional<ReportedValues> paper = reported_for(spec)) {
     r.reported = compare_with_reported(r, *paper);
     r.reported_source = paper->provenance + ": " + paper->paper;
