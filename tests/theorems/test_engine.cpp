@@ -225,6 +225,21 @@ BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {
   BOOST_TEST(m.smallest->architecture.heads == (std::vector<long>{1, 1}));
 }
 
+// The search prices a k-th retrieval in every layer it tries, not only in the base's: a
+// chain of 8 masked maxima fits no architecture of at most 4 layers (it once read past the
+// base's one-layer prices and called (1,1,1,2) efficient). Every architecture it reports is
+// one that plan() calls efficient.
+BOOST_AUTO_TEST_CASE(search_reports_only_architectures_plan_calls_efficient) {
+  th::Engine engine(catalogue());
+  BOOST_TEST(!engine.search(target("kth(k, t) dot(a, x[t])", {{"k", 8}}), arch({1})).smallest);
+  for (const long k : {2, 3, 4}) {
+    const th::Search s = engine.search(target("kth(k, t) dot(a, x[t])", {{"k", k}}), arch({1}));
+    BOOST_TEST_REQUIRE(s.smallest.has_value());
+    BOOST_TEST(s.smallest->architecture.layers() == k);
+    for (const th::Plan& p : s.per_depth) BOOST_TEST(th::to_text(p.verdict) == "efficient");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);
