@@ -240,6 +240,23 @@ BOOST_AUTO_TEST_CASE(search_reports_only_architectures_plan_calls_efficient) {
   }
 }
 
+// E1: a term's sign and constant factors do not change the indices it couples, but they are
+// part of what it maximises: max y and max -y are two retrievals (max - min), not one action.
+BOOST_AUTO_TEST_CASE(terms_that_differ_in_sign_or_constant_are_different_actions) {
+  for (const char* f : {"max(s, t) (dot(a, x[s]) - dot(a, x[t]))", "max(s, t) dot(a, x[s] - x[t])",
+                        "max(t) dot(a, x[t]) + max(t) (-dot(a, x[t]))",
+                        "max(t) dot(a, x[t]) + max(t) (c * dot(a, x[t]))"}) {
+    BOOST_TEST_CONTEXT(f) {
+      BOOST_TEST(verdict(target(f), arch({1})) == "exponential in T");
+      BOOST_TEST(verdict(target(f), arch({2})) == "efficient");
+    }
+  }
+  // Equal terms with equal factors are still one action.
+  BOOST_TEST(verdict(target("max(s, t) dot(a, x[s] + x[t])"), arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("max(r, s, t) (dot(x[r], x[s]) + dot(x[s], x[t]))"), arch({1, 1})) ==
+             "efficient");
+}
+
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);

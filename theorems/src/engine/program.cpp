@@ -96,44 +96,74 @@ std::string canonical(const Node& n, const std::map<std::string, std::string>& r
   }
 }
 
-/// Top-level additive terms, with dot and bilinear distributed over sums of vectors and
-/// constant factors dropped (they change neither which indices a term couples nor the argmax
-/// structure).
-bool mentions_token(const Node& n);
-
-void vector_terms(const Node& n, std::vector<const Node*>& out) {
-  if (n.kind == K::kAdd || n.kind == K::kSub) {
-    vector_terms(n.args[0], out);
-    vector_terms(n.args[1], out);
-  } else if (n.kind == K::kNeg) {
-    vector_terms(n.args[0], out);
-  } else {
-    out.push_back(&n);
-  }
-}
-
 bool mentions_token(const Node& n) {
   if (n.kind == K::kRef && n.name == "x") return true;
   if (n.kind == K::kReduce) return true;
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return mentions_token(a); });
 }
 
-void additive_terms(const Node& n, std::vector<const Node*>& out, std::deque<Node>& made) {
+/// A term of an objective and the constant factor taken off it: its sign and the constants it
+/// was multiplied or divided by. The factor changes neither the indices the term couples nor
+/// whether attention forms its score, but it is part of what the term maximises: the maxima of
+/// y and of -y (or c y, c of unknown sign) are two actions, not one.
+struct Term {
+  const Node* node = nullptr;
+  bool negative = false;
+  std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form
+
+  [[nodiscard]] Term negated() const {
+    Term t = *this;
+    t.negative = !t.negative;
+    return t;
+  }
+  [[nodiscard]] Term scaled(const char* op, const Node& constant) const {
+    Term t = *this;
+    t.constants.push_back(op + canonical(constant, {}));
+    return t;
+  }
+  /// Equal for two terms that scale their objectives alike.
+  [[nodiscard]] std::string scale() const {
+    std::vector<std::string> sorted = constants;
+    std::sort(sorted.begin(), sorted.end());
+    return (negative ? "-" : "+") + fmt::format("{}", fmt::join(sorted, "")) + "|";
+  }
+};
+
+/// The additive terms of a vector expression, each with its sign.
+void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
+  if (n.kind == K::kAdd || n.kind == K::kSub) {
+    vector_terms(n.args[0], sign, out);
+    vector_terms(n.args[1], n.kind == K::kSub ? sign.negated() : sign, out);
+  } else if (n.kind == K::kNeg) {
+    vector_terms(n.args[0], sign.negated(), out);
+  } else {
+    Term t = sign;
+    t.node = &n;
+    out.push_back(t);
+  }
+}
+
+/// Top-level additive terms of `n` (scaled by `scale`), with dot and bilinear distributed over
+/// sums of vectors and constant factors taken off (they change neither which indices a term
+/// couples nor whether attention forms its score; Term keeps them for merging actions).
+void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out, std::deque<Node>& made) {
   if (n.kind == K::kCall && (n.name == "dot" || n.name == "bilinear")) {
     // dot(u + v, w) = dot(u, w) + dot(v, w): each pair of vector terms is a term of its own.
     const std::size_t first = n.name == "dot" ? 0 : 1;
-    std::vector<const Node*> left;
-    std::vector<const Node*> right;
-    vector_terms(n.args[first], left);
-    vector_terms(n.args[first + 1], right);
+    std::vector<Term> left;
+    std::vector<Term> right;
+    vector_terms(n.args[first], Term{}, left);
+    vector_terms(n.args[first + 1], Term{}, right);
     if (left.size() * right.size() > 1) {
-      for (const Node* l : left) {
-        for (const Node* r : right) {
+      for (const Term& l : left) {
+        for (const Term& r : right) {
           Node call = n;
-          call.args[first] = *l;
-          call.args[first + 1] = *r;
+          call.args[first] = *l.node;
+          call.args[first + 1] = *r.node;
           made.push_back(std::move(call));
-          out.push_back(&made.back());
+          Term t = l.negative != r.negative ? scale.negated() : scale;
+          t.node = &made.back();
+          out.push_back(t);
         }
       }
       return;
@@ -142,23 +172,25 @@ void additive_terms(const Node& n, std::vector<const Node*>& out, std::deque<Nod
   switch (n.kind) {
     case K::kAdd:
     case K::kSub:
-      additive_terms(n.args[0], out, made);
-      additive_terms(n.args[1], out, made);
+      additive_terms(n.args[0], scale, out, made);
+      additive_terms(n.args[1], n.kind == K::kSub ? scale.negated() : scale, out, made);
       return;
     case K::kNeg:
-      additive_terms(n.args[0], out, made);
+      additive_terms(n.args[0], scale.negated(), out, made);
       return;
     case K::kMul:
-      if (!mentions_token(n.args[0])) return additive_terms(n.args[1], out, made);
-      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], out, made);
+      if (!mentions_token(n.args[0])) return additive_terms(n.args[1], scale.scaled("*", n.args[0]), out, made);
+      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], scale.scaled("*", n.args[1]), out, made);
       break;
     case K::kDiv:
-      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], out, made);
+      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], scale.scaled("/", n.args[1]), out, made);
       break;
     default:
       break;
   }
-  out.push_back(&n);
+  Term t = scale;
+  t.node = &n;
+  out.push_back(t);
 }
 
 /// A factor of an objective: the token indices it couples and the quantities it reads. It is
@@ -173,6 +205,7 @@ struct Factor {
   std::set<int> quantities;
   std::string text;
   const Node* term = nullptr;
+  std::string scale;  ///< a term's sign and constants (Term::scale())
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
   std::string message_at;
@@ -183,7 +216,7 @@ struct Factor {
       const auto it = rename.find(i);
       return it == rename.end() ? i : it->second;
     };
-    if (term != nullptr) return canonical(*term, rename);
+    if (term != nullptr) return scale + canonical(*term, rename);
     if (constraint != nullptr) {
       std::string a = named(constraint->left);
       std::string b = named(constraint->right);
@@ -380,13 +413,14 @@ class Compiler {
     return out;
   }
 
-  Factor factor_of(const Node& term, const std::set<std::string>& scope) {
-    const Deps d = expr(term, scope);
+  Factor factor_of(const Term& term, const std::set<std::string>& scope) {
+    const Deps d = expr(*term.node, scope);
     Factor f;
     f.indices = d.indices;
     f.quantities = d.quantities;
-    f.text = targets::to_text(term);
-    f.term = &term;
+    f.text = targets::to_text(*term.node);
+    f.term = term.node;
+    f.scale = term.scale();
     return f;
   }
 
@@ -408,10 +442,10 @@ class Compiler {
     inner.insert(bound.begin(), bound.end());
     const Node& body = n.args[0];
     const Node& objective = n.has_key() ? n.args[1] : body;
-    std::vector<const Node*> terms;
-    additive_terms(objective, terms, made_);
+    std::vector<Term> terms;
+    additive_terms(objective, Term{}, terms, made_);
     std::vector<Factor> factors;
-    for (const Node* t : terms) factors.push_back(factor_of(*t, inner));
+    for (const Term& t : terms) factors.push_back(factor_of(t, inner));
     Deps body_deps;
     if (n.has_key()) body_deps = expr(body, inner);
     // Index constraints couple the indices they name.
