@@ -257,6 +257,16 @@ BOOST_AUTO_TEST_CASE(terms_that_differ_in_sign_or_constant_are_different_actions
              "efficient");
 }
 
+// k-th largest: the T-th largest of T values is the minimum, one retrieval whatever T is.
+BOOST_AUTO_TEST_CASE(the_T_th_largest_is_the_minimum) {
+  BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])"), arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])", {{"T", 8}}), arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("kth(T, t by dot(a, x[t])) dot(b, x[t])"), arch({1})) == "efficient");
+  // Over pairs it is no minimum of one index: still no rule.
+  BOOST_TEST(verdict(target("kth(T, s != t) dot(x[s], x[t])", {{"T", 8}}), arch({2, 2})) ==
+             "outside the framework");
+}
+
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);

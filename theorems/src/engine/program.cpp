@@ -469,7 +469,7 @@ class Compiler {
     Comparison c;
     c.text = targets::to_text(n);
     if (n.op == targets::ReduceOp::kSum) return mean(n, bound, factors, c);
-    if (n.op == targets::ReduceOp::kKth) {
+    if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
       if (const auto tokens = bindings_.find("T"); tokens != bindings_.end() && k > tokens->second) {
@@ -481,6 +481,13 @@ class Compiler {
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
     return extremum(n, bound, factors, body_deps, c);
+  }
+
+  /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
+  /// (whatever T is), not a chain of T masked maxima.
+  static bool ranks_last(const Node& n) {
+    return n.op == targets::ReduceOp::kKth && n.rank.name == "T" && n.binders.size() == 1 &&
+           n.constraints.empty();
   }
 
   /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
@@ -603,7 +610,7 @@ class Compiler {
   Deps extremum(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
                 const Deps& body_deps, Comparison& c) {
     const Elimination e = best_order(factors, bound);
-    const char* op = n.op == targets::ReduceOp::kMin ? "min" : "max";
+    const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
     if (e.widest >= 2) {
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
