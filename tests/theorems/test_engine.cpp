@@ -267,6 +267,40 @@ BOOST_AUTO_TEST_CASE(the_T_th_largest_is_the_minimum) {
              "outside the framework");
 }
 
+// E4: a target is order-dependent when permuting its tokens changes its value. The values
+// decide it where they can be computed: a body symmetric in another syntax than the one the
+// syntactic check knows reads no order, and a selection whose key ties takes the first tuple.
+BOOST_AUTO_TEST_CASE(order_dependence_is_decided_by_the_values) {
+  th::Engine engine(catalogue());
+  BOOST_TEST(verdict(target("max(s < t) sqnorm(x[s] - x[t])"), arch({1, 1, 1})) == "efficient");
+  const th::Plan tie =
+      engine.plan(target("max(s != t by dot(x[s], x[t])) dot(a, x[s])"), arch({1, 1}));
+  BOOST_TEST(th::to_text(tie.verdict) == "not computable");
+  BOOST_TEST(tie.reason.find("whose key ties") != std::string::npos);
+  BOOST_TEST(verdict(target("max(t by c) dot(b, x[t])"), arch({1})) == "not computable");
+  BOOST_TEST(verdict(target("max(t by c) dot(b, x[t])"), arch({1}, true)) == "efficient");
+  // The maximum over all pairs, the diagonal included, is at one token's own pair: no tie.
+  BOOST_TEST(verdict(target("max(s, t by dot(x[s], x[t])) dot(a, x[s])"), arch({1, 1})) ==
+             "efficient");
+  BOOST_TEST(verdict(target("min(s, t by dot(x[s], x[t])) dot(a, x[s])"), arch({1, 1})) ==
+             "not computable");
+  // Not evaluable (the first s has no t < s): the syntax decides, and t < s with s bound
+  // further out reads order although the body is symmetric.
+  BOOST_TEST(verdict(target("sum(s) max(t < s) dot(x[s], x[t])"), arch({1, 1})) ==
+             "not computable");
+}
+
+// R1: relu is flat below 0, so a selection by relu(L) is not at the extreme L: an FFN computes
+// the key first (with positions to break its ties).
+BOOST_AUTO_TEST_CASE(a_selection_by_relu_waits_for_an_ffn) {
+  const th::Target t = target("min(t by relu(dot(a, x[t]))) dot(b, x[t])");
+  BOOST_TEST(verdict(t, arch({1})) == "not computable");
+  BOOST_TEST(verdict(t, arch({4}, true)) == "exponential in T");
+  BOOST_TEST(verdict(t, arch({1, 1}, true)) == "efficient");
+  // The value of a maximum is relu of the score's maximum, whichever token ties.
+  BOOST_TEST(verdict(target("min(t) relu(dot(a, x[t]))"), arch({1})) == "efficient");
+}
+
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);

@@ -16,6 +16,8 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
+#include "order.hpp"
+
 namespace infoflow::theorems {
 
 namespace {
@@ -462,9 +464,18 @@ class Compiler {
         }
       }
     }
-    if (!ordered.empty() && !(symmetric(objective, ordered) && (!n.has_key() || symmetric(body, ordered)))) {
+    // A symmetric body makes s < t the same as s != t only when this reduction binds both: with
+    // t bound further out, the tokens s ranges over depend on t's position.
+    const bool binds_ordered =
+        std::all_of(ordered.begin(), ordered.end(), [&](const std::string& i) {
+          return std::find(bound.begin(), bound.end(), i) != bound.end();
+        });
+    if (!ordered.empty() && !(binds_ordered && symmetric(objective, ordered) &&
+                              (!n.has_key() || symmetric(body, ordered)))) {
       note_order("'" + targets::to_text(n) + "' orders its indices (" +
-                 fmt::format("{}", fmt::join(ordered, " < ")) + ") and its body is not symmetric in them");
+                 fmt::format("{}", fmt::join(ordered, " < ")) + ") and " +
+                 (binds_ordered ? "its body is not symmetric in them"
+                                : "binds only some of them (the range depends on a position)"));
     }
     Comparison c;
     c.text = targets::to_text(n);
@@ -476,7 +487,7 @@ class Compiler {
         throw InputError(SourceLocation{"<formula>", 1, n.column},
                          fmt::format("kth({}) over {} tokens: the rank exceeds T", k, tokens->second));
       }
-      if (k >= 2) return ranked(bound, factors, body_deps, k, c);
+      if (k >= 2) return ranked(bound, factors, body_deps, k, n.has_key(), c);
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
@@ -648,7 +659,7 @@ class Compiler {
       Quantity q;
       q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
       q.needs.assign(needs.begin(), needs.end());
-      q.needs_ffn = !scores_from_raw_tokens(used, v, at);
+      q.needs_ffn = !scores_from_raw_tokens(used, v, at, n.has_key());
       const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
       std::sort(keys.begin(), keys.end());
       std::string key = fmt::format("ret|{}|{}|{}", op, at.empty() ? "g" : "t", fmt::join(keys, ";"));
@@ -690,7 +701,7 @@ class Compiler {
   }
 
   Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
-              const Deps& body_deps, long k, Comparison& c) {
+              const Deps& body_deps, long k, bool selection, Comparison& c) {
     if (bound.size() != 1) {
       outside("'" + c.text + "': a k-th largest over index tuples (ties between a tuple and its "
               "permutations) is not a rule of the framework");
@@ -727,7 +738,7 @@ class Compiler {
       q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
       q.mode = j == 1 ? Mode::kRetrieval : Mode::kRankStep;
       q.needs.assign(needs.begin(), needs.end());
-      q.needs_ffn = !scores_from_raw_tokens(used, v, at);
+      q.needs_ffn = !scores_from_raw_tokens(used, v, at, selection);
       if (previous >= 0) q.needs.push_back(previous);
       const int id = add(q, "");
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
@@ -805,14 +816,19 @@ class Compiler {
   /// quantity an FFN computes first. Terms read from earlier retrievals and index constraints
   /// are the planner's other rules' business.
   static bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::string& v,
-                                     const std::string& at) {
+                                     const std::string& at, bool selection) {
     // A monotone function of such a score alone is extreme where the score is (either way, so a
-    // sign the terms dropped does not matter): attention retrieves by the score itself.
+    // sign the terms dropped does not matter): attention retrieves by the score itself. Where
+    // the token matters and not only the value (a `by` selection), it must be strictly monotone:
+    // relu is flat below 0, where its minimum (or a maximum of all-negative scores) ties.
     const auto scoring = std::count_if(terms.begin(), terms.end(),
                                        [](const Factor* f) { return f->constraint == nullptr; });
     if (scoring == 1) {
       const std::string& score = single_score(terms)->text;
-      for (const char* monotone : {"exp", "tanh", "relu"}) {
+      const std::vector<const char*> monotone_functions =
+          selection ? std::vector<const char*>{"exp", "tanh"}
+                    : std::vector<const char*>{"exp", "tanh", "relu"};
+      for (const char* monotone : monotone_functions) {
         const std::vector<std::string> inner = call_arguments(score, monotone);
         if (inner.size() == 1 && query_key_product(inner.front(), v, at)) return true;
       }
@@ -928,6 +944,29 @@ class Compiler {
   std::vector<std::string> position_names_;
 };
 
+bool has_selection(const Node& n) {
+  if (n.has_key()) return true;
+  return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return has_selection(a); });
+}
+
+/// E4: the constructs noted while compiling may read token order; the target's values decide
+/// whether they do (a symmetric body under s < t, whatever its syntax, does not), and find what
+/// no construct shows: a selection (`by`) whose key ties takes the first tuple in token order.
+/// Where the formula cannot be evaluated, the constructs stand.
+void decide_order(const targets::Formula& formula, const targets::Bindings& bindings, Program& p) {
+  // Reductions over all tokens with no selection: no permutation changes their values.
+  if (!formula.reads_positions() && !has_selection(formula.root())) return;
+  const std::optional<bool> changes = detail::changes_when_tokens_permuted(formula, bindings);
+  if (!changes) return;
+  if (!*changes) {
+    p.order_dependent.clear();
+  } else if (p.order_dependent.empty()) {
+    p.order_dependent.push_back(
+        "permuting the tokens changes its value: a selection ('by') whose key ties takes the "
+        "first tuple in token order");
+  }
+}
+
 }  // namespace
 
 std::string to_text(Mode mode) {
@@ -960,7 +999,9 @@ std::string Program::elimination_text() const {
 }
 
 Program compile(const targets::Formula& formula, const targets::Bindings& bindings) {
-  return Compiler(formula, bindings).run();
+  Program p = Compiler(formula, bindings).run();
+  decide_order(formula, bindings, p);
+  return p;
 }
 
 }  // namespace infoflow::theorems
