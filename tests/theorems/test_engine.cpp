@@ -301,6 +301,22 @@ BOOST_AUTO_TEST_CASE(a_selection_by_relu_waits_for_an_ffn) {
   BOOST_TEST(verdict(target("min(t) relu(dot(a, x[t]))"), arch({1})) == "efficient");
 }
 
+// E5: a closed reduction that takes one value on random sequences is a constant: no action.
+BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
+  th::Engine engine(catalogue());
+  const th::Target zero = target("min(s, t) sqnorm(x[s] - x[t])");  // s = t is allowed
+  BOOST_TEST(zero.program->quantities.empty());
+  BOOST_TEST_REQUIRE(zero.program->constants.size() == 1u);
+  BOOST_TEST(zero.program->constants[0].find("= 0 ") != std::string::npos);
+  BOOST_TEST(verdict(zero, arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("max(t) dot(a, x[t]) + min(s, t) abs(dot(a, x[s]) - dot(a, x[t]))"),
+                     arch({1})) == "efficient");
+  // The closest pair varies: no constant.
+  const th::Target pair = target("min(s != t) sqnorm(x[s] - x[t])");
+  BOOST_TEST(pair.program->constants.empty());
+  BOOST_TEST(verdict(pair, arch({1})) == "exponential in T");
+}
+
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);

@@ -16,7 +16,7 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
-#include "order.hpp"
+#include "values.hpp"
 
 namespace infoflow::theorems {
 
@@ -437,7 +437,23 @@ class Compiler {
     return true;
   }
 
+  /// E5: a closed reduction (no index bound further out) that takes one value on random
+  /// sequences is a constant, which no action computes (min(s, t) sqnorm(x[s] - x[t]) is 0: s = t
+  /// is allowed).
+  std::optional<double> closed_constant(const Node& n) const {
+    try {
+      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_);
+    } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
+      return std::nullopt;
+    }
+  }
+
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
+    if (const std::optional<double> value = closed_constant(n)) {
+      p_.constants.push_back(fmt::format("{} = {} on every random sequence: no action",
+                                         targets::to_text(n), targets::number_text(*value)));
+      return {};
+    }
     std::vector<std::string> bound;
     for (const targets::Binder& b : n.binders) bound.push_back(b.name);
     std::set<std::string> inner = scope;

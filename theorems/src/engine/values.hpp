@@ -1,8 +1,9 @@
-#ifndef INFOFLOW_THEOREMS_ENGINE_ORDER_HPP_
-#define INFOFLOW_THEOREMS_ENGINE_ORDER_HPP_
+#ifndef INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_
+#define INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_
 
-// E4 by its definition (docs/infoflow_engine.md): a target reads token order iff permuting the
-// tokens changes its value. Internal to the engine.
+// What a target's values on random sequences show the engine (docs/infoflow_engine.md): whether
+// it reads token order (E4, by its definition) and whether it is a constant (E5). Internal to
+// the engine.
 
 #include <optional>
 
@@ -17,6 +18,11 @@ namespace infoflow::theorems::detail {
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
                                                  const targets::Bindings& bindings);
 
+/// The value the formula takes on every one of a few random sequences, when it takes one; nullopt
+/// when it varies or cannot be evaluated.
+std::optional<double> constant_value(const targets::Formula& formula,
+                                     const targets::Bindings& bindings);
+
 }  // namespace infoflow::theorems::detail
 
-#endif  // INFOFLOW_THEOREMS_ENGINE_ORDER_HPP_
+#endif  // INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_

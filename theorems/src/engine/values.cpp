@@ -1,5 +1,6 @@
-// E4 decided on values: the target on random sequences against the same sequences permuted.
-#include "order.hpp"
+// Facts read off a target's values: on random sequences against the same sequences permuted
+// (E4), and across random sequences (E5).
+#include "values.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +28,8 @@ constexpr std::uint64_t kSeed = 1;
 /// probability (1 - 2^-8)^2048 < 1e-3.
 constexpr long kDraws = 2048;
 constexpr long kBatch = 256;
+/// A formula that varies takes two values on two random sequences (almost surely).
+constexpr long kConstantDraws = 16;
 /// Index tuples the test may visit in all (a deep nesting gets fewer draws).
 constexpr double kTupleBudget = 4e6;
 /// Relative: a permuted sum differs from the sum in its last bits.
@@ -69,17 +72,31 @@ void draw(Rng& rng, long tokens, Eigen::MatrixXd& x, Eigen::MatrixXd& permuted) 
   }
 }
 
+/// The sequence length that puts every fixed position and offset inside, with tokens to spare.
+long tokens_for(const targets::Formula& formula) {
+  return kSpareTokens + formula.highest_position() + largest_offset(formula.root());
+}
+
+/// How many sequences fit the budget of index tuples, at most `wanted`.
+long draws_within_budget(const targets::Formula& formula, long tokens, long wanted) {
+  const double per_draw = 2 * tuples_per_evaluation(formula.root(), static_cast<double>(tokens));
+  return std::clamp(static_cast<long>(kTupleBudget / per_draw), 1L, wanted);
+}
+
+targets::Evaluator evaluator(const targets::Formula& formula, targets::Bindings bindings,
+                             long tokens) {
+  bindings["T"] = tokens;
+  return {formula, bindings, kTokenDim, kSeed};
+}
+
 }  // namespace
 
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
                                                  const targets::Bindings& bindings) {
-  const long tokens = kSpareTokens + formula.highest_position() + largest_offset(formula.root());
-  targets::Bindings b = bindings;
-  b["T"] = tokens;
-  const double per_draw = 2 * tuples_per_evaluation(formula.root(), static_cast<double>(tokens));
-  const long draws = std::clamp(static_cast<long>(kTupleBudget / per_draw), 1L, kDraws);
+  const long tokens = tokens_for(formula);
+  const long draws = draws_within_budget(formula, tokens, kDraws);
   try {
-    const targets::Evaluator f(formula, b, kTokenDim, kSeed);
+    const targets::Evaluator f = evaluator(formula, bindings, tokens);
     Rng rng(kSeed);
     for (long done = 0; done < draws; done += kBatch) {
       const long n = std::min(kBatch, draws - done);
@@ -95,6 +112,28 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
       }
     }
     return false;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<double> constant_value(const targets::Formula& formula,
+                                     const targets::Bindings& bindings) {
+  const long tokens = tokens_for(formula);
+  const long n = draws_within_budget(formula, tokens, kConstantDraws);
+  try {
+    const targets::Evaluator f = evaluator(formula, bindings, tokens);
+    Rng rng(kSeed);
+    Eigen::MatrixXd x(kTokenDim, n * tokens);
+    Eigen::MatrixXd unused(kTokenDim, n * tokens);
+    draw(rng, tokens, x, unused);
+    Eigen::VectorXd y(n);
+    f(x, y);
+    if (n < 2 || !std::isfinite(y(0))) return std::nullopt;
+    for (long i = 1; i < n; ++i) {
+      if (!std::isfinite(y(i)) || differ(y(0), y(i))) return std::nullopt;
+    }
+    return y(0);
   } catch (const InputError&) {
     return std::nullopt;
   }
