@@ -208,6 +208,11 @@ struct Factor {
   std::string text;
   const Node* term = nullptr;
   std::string scale;  ///< a term's sign and constants (Term::scale())
+
+  /// The text with the term's sign, for what a quantity maximises (the checks read `text`).
+  [[nodiscard]] std::string signed_text() const {
+    return scale.rfind('-', 0) == 0 ? "-" + text : text;
+  }
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
   std::string message_at;
@@ -657,7 +662,7 @@ class Compiler {
         if (f.indices.count(v) == 0) continue;
         message.insert(f.indices.begin(), f.indices.end());
         needs.insert(f.quantities.begin(), f.quantities.end());
-        (f.constraint != nullptr ? constraints : texts).push_back(f.text);
+        (f.constraint != nullptr ? constraints : texts).push_back(f.signed_text());
         used.push_back(&f);
       }
       message.erase(v);
@@ -732,7 +737,7 @@ class Compiler {
       if (f.indices.count(v) == 0) continue;
       message.insert(f.indices.begin(), f.indices.end());
       needs.insert(f.quantities.begin(), f.quantities.end());
-      texts.push_back(f.text);
+      texts.push_back(f.signed_text());
       used.push_back(&f);
     }
     message.erase(v);
@@ -816,7 +821,7 @@ class Compiler {
                                         fmt::join(q.needs, ",")));
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       if (made.what.empty())
-        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.text);
+        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.signed_text());
       steps.push_back(on.front() + " -> " + made.name);
       d.quantities.insert(id);
     }
