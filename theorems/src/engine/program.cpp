@@ -148,7 +148,8 @@ void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
 /// Top-level additive terms of `n` (scaled by `scale`), with dot and bilinear distributed over
 /// sums of vectors and constant factors taken off (they change neither which indices a term
 /// couples nor whether attention forms its score; Term keeps them for merging actions).
-void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out, std::deque<Node>& made) {
+void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
+                    std::deque<Node>& made) {
   if (n.kind == K::kCall && (n.name == "dot" || n.name == "bilinear")) {
     // dot(u + v, w) = dot(u, w) + dot(v, w): each pair of vector terms is a term of its own.
     const std::size_t first = n.name == "dot" ? 0 : 1;
@@ -181,11 +182,14 @@ void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out, st
       additive_terms(n.args[0], scale.negated(), out, made);
       return;
     case K::kMul:
-      if (!mentions_token(n.args[0])) return additive_terms(n.args[1], scale.scaled("*", n.args[0]), out, made);
-      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], scale.scaled("*", n.args[1]), out, made);
+      if (!mentions_token(n.args[0]))
+        return additive_terms(n.args[1], scale.scaled("*", n.args[0]), out, made);
+      if (!mentions_token(n.args[1]))
+        return additive_terms(n.args[0], scale.scaled("*", n.args[1]), out, made);
       break;
     case K::kDiv:
-      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], scale.scaled("/", n.args[1]), out, made);
+      if (!mentions_token(n.args[1]))
+        return additive_terms(n.args[0], scale.scaled("/", n.args[1]), out, made);
       break;
     default:
       break;
@@ -821,7 +825,8 @@ class Compiler {
                                         fmt::join(q.needs, ",")));
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       if (made.what.empty())
-        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.signed_text());
+        made.what =
+            fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.signed_text());
       steps.push_back(on.front() + " -> " + made.name);
       d.quantities.insert(id);
     }
