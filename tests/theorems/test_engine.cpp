@@ -311,6 +311,8 @@ BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
   BOOST_TEST(verdict(zero, arch({1})) == "efficient");
   BOOST_TEST(verdict(target("max(t) dot(a, x[t]) + min(s, t) abs(dot(a, x[s]) - dot(a, x[t]))"),
                      arch({1})) == "efficient");
+  // A threshold rarely crossed at unit scale is no constant either.
+  BOOST_TEST(target("max(t) relu(dot(a, x[t]) - 3)").program->constants.empty());
   // The closest pair varies: no constant.
   const th::Target pair = target("min(s != t) sqnorm(x[s] - x[t])");
   BOOST_TEST(pair.program->constants.empty());

@@ -28,8 +28,10 @@ constexpr std::uint64_t kSeed = 1;
 /// probability (1 - 2^-8)^2048 < 1e-3.
 constexpr long kDraws = 2048;
 constexpr long kBatch = 256;
-/// A formula that varies takes two values on two random sequences (almost surely).
-constexpr long kConstantDraws = 16;
+/// A formula that varies takes two values on two random sequences (almost surely); more, at
+/// scales from e^-3 to e^3, so that a threshold (relu(L - 3)) is crossed too.
+constexpr long kConstantDraws = 64;
+constexpr double kLogScaleSpread = 3;
 /// Index tuples the test may visit in all (a deep nesting gets fewer draws).
 constexpr double kTupleBudget = 4e6;
 /// Relative: a permuted sum differs from the sum in its last bits.
@@ -127,6 +129,8 @@ std::optional<double> constant_value(const targets::Formula& formula,
     Eigen::MatrixXd x(kTokenDim, n * tokens);
     Eigen::MatrixXd unused(kTokenDim, n * tokens);
     draw(rng, tokens, x, unused);
+    for (long start = 0; start < x.cols(); start += tokens)
+      x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
     Eigen::VectorXd y(n);
     f(x, y);
     if (n < 2 || !std::isfinite(y(0))) return std::nullopt;
