@@ -212,14 +212,14 @@ struct Factor {
   std::string text;
   const Node* term = nullptr;
   std::string scale;  ///< a term's sign and constants (Term::scale())
+  const targets::IndexConstraint* constraint = nullptr;
+  int message = -1;
+  std::string message_at;
 
   /// The text with the term's sign, for what a quantity maximises (the checks read `text`).
   [[nodiscard]] std::string signed_text() const {
     return scale.rfind('-', 0) == 0 ? "-" + text : text;
   }
-  const targets::IndexConstraint* constraint = nullptr;
-  int message = -1;
-  std::string message_at;
 
   /// Equal for two factors that are the same up to the renaming (for merging actions).
   [[nodiscard]] std::string key(const std::map<std::string, std::string>& rename) const {
