@@ -59,6 +59,7 @@ std::string derivation_text(const Derivation& d) {
                      program.order, program.comparisons.size(),
                      symbolic::canonical(program.comparison_number));
   out += comparisons_text(program);
+  for (const std::string& c : program.constants) out += "    constant: " + c + "\n";
   if (program.outside) out += "  outside the framework: " + *program.outside + "\n";
   if (!program.order_dependent.empty())
     out += fmt::format("  order-dependent: {}\n", fmt::join(program.order_dependent, "; "));
@@ -303,6 +304,7 @@ nlohmann::json to_json(const theorems::Program& program) {
           {"comparisons", comparisons},
           {"quantities", quantities},
           {"order_dependent", program.order_dependent},
+          {"constants", program.constants},
           {"outside_framework",
            program.outside ? nlohmann::json(*program.outside) : nlohmann::json(nullptr)}};
 }

@@ -225,6 +225,100 @@ BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {
   BOOST_TEST(m.smallest->architecture.heads == (std::vector<long>{1, 1}));
 }
 
+// The search prices a k-th retrieval in every layer it tries, not only in the base's: a
+// chain of 8 masked maxima fits no architecture of at most 4 layers (it once read past the
+// base's one-layer prices and called (1,1,1,2) efficient). Every architecture it reports is
+// one that plan() calls efficient.
+BOOST_AUTO_TEST_CASE(search_reports_only_architectures_plan_calls_efficient) {
+  th::Engine engine(catalogue());
+  BOOST_TEST(!engine.search(target("kth(k, t) dot(a, x[t])", {{"k", 8}}), arch({1})).smallest);
+  for (const long k : {2, 3, 4}) {
+    const th::Search s = engine.search(target("kth(k, t) dot(a, x[t])", {{"k", k}}), arch({1}));
+    BOOST_TEST_REQUIRE(s.smallest.has_value());
+    BOOST_TEST(s.smallest->architecture.layers() == k);
+    for (const th::Plan& p : s.per_depth) BOOST_TEST(th::to_text(p.verdict) == "efficient");
+  }
+}
+
+// E1: a term's sign and constant factors do not change the indices it couples, but they are
+// part of what it maximises: max y and max -y are two retrievals (max - min), not one action.
+BOOST_AUTO_TEST_CASE(terms_that_differ_in_sign_or_constant_are_different_actions) {
+  for (const char* f : {"max(s, t) (dot(a, x[s]) - dot(a, x[t]))", "max(s, t) dot(a, x[s] - x[t])",
+                        "max(t) dot(a, x[t]) + max(t) (-dot(a, x[t]))",
+                        "max(t) dot(a, x[t]) + max(t) (c * dot(a, x[t]))"}) {
+    BOOST_TEST_CONTEXT(f) {
+      BOOST_TEST(verdict(target(f), arch({1})) == "exponential in T");
+      BOOST_TEST(verdict(target(f), arch({2})) == "efficient");
+    }
+  }
+  // Equal terms with equal factors are still one action.
+  BOOST_TEST(verdict(target("max(s, t) dot(a, x[s] + x[t])"), arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("max(r, s, t) (dot(x[r], x[s]) + dot(x[s], x[t]))"), arch({1, 1})) ==
+             "efficient");
+}
+
+// k-th largest: the T-th largest of T values is the minimum, one retrieval whatever T is.
+BOOST_AUTO_TEST_CASE(the_T_th_largest_is_the_minimum) {
+  BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])"), arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])", {{"T", 8}}), arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("kth(T, t by dot(a, x[t])) dot(b, x[t])"), arch({1})) == "efficient");
+  // Over pairs it is no minimum of one index: still no rule.
+  BOOST_TEST(verdict(target("kth(T, s != t) dot(x[s], x[t])", {{"T", 8}}), arch({2, 2})) ==
+             "outside the framework");
+}
+
+// E4: a target is order-dependent when permuting its tokens changes its value. The values
+// decide it where they can be computed: a body symmetric in another syntax than the one the
+// syntactic check knows reads no order, and a selection whose key ties takes the first tuple.
+BOOST_AUTO_TEST_CASE(order_dependence_is_decided_by_the_values) {
+  th::Engine engine(catalogue());
+  BOOST_TEST(verdict(target("max(s < t) sqnorm(x[s] - x[t])"), arch({1, 1, 1})) == "efficient");
+  const th::Plan tie =
+      engine.plan(target("max(s != t by dot(x[s], x[t])) dot(a, x[s])"), arch({1, 1}));
+  BOOST_TEST(th::to_text(tie.verdict) == "not computable");
+  BOOST_TEST(tie.reason.find("whose key ties") != std::string::npos);
+  BOOST_TEST(verdict(target("max(t by c) dot(b, x[t])"), arch({1})) == "not computable");
+  BOOST_TEST(verdict(target("max(t by c) dot(b, x[t])"), arch({1}, true)) == "efficient");
+  // The maximum over all pairs, the diagonal included, is at one token's own pair: no tie.
+  BOOST_TEST(verdict(target("max(s, t by dot(x[s], x[t])) dot(a, x[s])"), arch({1, 1})) ==
+             "efficient");
+  BOOST_TEST(verdict(target("min(s, t by dot(x[s], x[t])) dot(a, x[s])"), arch({1, 1})) ==
+             "not computable");
+  // Not evaluable (the first s has no t < s): the syntax decides, and t < s with s bound
+  // further out reads order although the body is symmetric.
+  BOOST_TEST(verdict(target("sum(s) max(t < s) dot(x[s], x[t])"), arch({1, 1})) ==
+             "not computable");
+}
+
+// R1: relu is flat below 0, so a selection by relu(L) is not at the extreme L: an FFN computes
+// the key first (with positions to break its ties).
+BOOST_AUTO_TEST_CASE(a_selection_by_relu_waits_for_an_ffn) {
+  const th::Target t = target("min(t by relu(dot(a, x[t]))) dot(b, x[t])");
+  BOOST_TEST(verdict(t, arch({1})) == "not computable");
+  BOOST_TEST(verdict(t, arch({4}, true)) == "exponential in T");
+  BOOST_TEST(verdict(t, arch({1, 1}, true)) == "efficient");
+  // The value of a maximum is relu of the score's maximum, whichever token ties.
+  BOOST_TEST(verdict(target("min(t) relu(dot(a, x[t]))"), arch({1})) == "efficient");
+}
+
+// E5: a closed reduction that takes one value on random sequences is a constant: no action.
+BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
+  th::Engine engine(catalogue());
+  const th::Target zero = target("min(s, t) sqnorm(x[s] - x[t])");  // s = t is allowed
+  BOOST_TEST(zero.program->quantities.empty());
+  BOOST_TEST_REQUIRE(zero.program->constants.size() == 1u);
+  BOOST_TEST(zero.program->constants[0].find("= 0 ") != std::string::npos);
+  BOOST_TEST(verdict(zero, arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("max(t) dot(a, x[t]) + min(s, t) abs(dot(a, x[s]) - dot(a, x[t]))"),
+                     arch({1})) == "efficient");
+  // A threshold rarely crossed at unit scale is no constant either.
+  BOOST_TEST(target("max(t) relu(dot(a, x[t]) - 3)").program->constants.empty());
+  // The closest pair varies: no constant.
+  const th::Target pair = target("min(s != t) sqnorm(x[s] - x[t])");
+  BOOST_TEST(pair.program->constants.empty());
+  BOOST_TEST(verdict(pair, arch({1})) == "exponential in T");
+}
+
 BOOST_AUTO_TEST_CASE(derived_bounds_join_the_catalogue_and_the_check) {
   th::Catalogue c = catalogue();
   th::Engine engine(c);

@@ -487,7 +487,10 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   const Program& program = *target.program;
   const bool plannable = !program.outside && !program.blocked() &&
                          (program.order_dependent.empty() || base.positional);
-  const Pricer pricer{*this, a};
+  // Prices per layer for the deepest architecture searched (n is fixed, so they agree).
+  Architecture deepest = a;
+  deepest.heads.assign(static_cast<std::size_t>(max_layers), 1);
+  const Pricer pricer{*this, deepest};
   const detail::PriceModel prices = plannable ? pricer.model() : detail::PriceModel{};
   auto dominates = [](const std::vector<long>& x, const std::vector<long>& y) {
     for (std::size_t i = 0; i < x.size(); ++i) {

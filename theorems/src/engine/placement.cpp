@@ -230,8 +230,8 @@ Price PriceModel::decode_sequence() const {
 }
 
 Price PriceModel::kth(long layer, long rank) const {
-  Price p = kth_per_layer[static_cast<std::size_t>(layer - 1)];
-  p.constant += kth_rank[static_cast<std::size_t>(layer - 1)] * static_cast<double>(rank);
+  Price p = kth_per_layer.at(static_cast<std::size_t>(layer - 1));
+  p.constant += kth_rank.at(static_cast<std::size_t>(layer - 1)) * static_cast<double>(rank);
   return costlier(p, floor);
 }
 

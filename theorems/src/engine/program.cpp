@@ -16,6 +16,8 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
+#include "values.hpp"
+
 namespace infoflow::theorems {
 
 namespace {
@@ -96,44 +98,75 @@ std::string canonical(const Node& n, const std::map<std::string, std::string>& r
   }
 }
 
-/// Top-level additive terms, with dot and bilinear distributed over sums of vectors and
-/// constant factors dropped (they change neither which indices a term couples nor the argmax
-/// structure).
-bool mentions_token(const Node& n);
-
-void vector_terms(const Node& n, std::vector<const Node*>& out) {
-  if (n.kind == K::kAdd || n.kind == K::kSub) {
-    vector_terms(n.args[0], out);
-    vector_terms(n.args[1], out);
-  } else if (n.kind == K::kNeg) {
-    vector_terms(n.args[0], out);
-  } else {
-    out.push_back(&n);
-  }
-}
-
 bool mentions_token(const Node& n) {
   if (n.kind == K::kRef && n.name == "x") return true;
   if (n.kind == K::kReduce) return true;
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return mentions_token(a); });
 }
 
-void additive_terms(const Node& n, std::vector<const Node*>& out, std::deque<Node>& made) {
+/// A term of an objective and the constant factor taken off it: its sign and the constants it
+/// was multiplied or divided by. The factor changes neither the indices the term couples nor
+/// whether attention forms its score, but it is part of what the term maximises: the maxima of
+/// y and of -y (or c y, c of unknown sign) are two actions, not one.
+struct Term {
+  const Node* node = nullptr;
+  bool negative = false;
+  std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form
+
+  [[nodiscard]] Term negated() const {
+    Term t = *this;
+    t.negative = !t.negative;
+    return t;
+  }
+  [[nodiscard]] Term scaled(const char* op, const Node& constant) const {
+    Term t = *this;
+    t.constants.push_back(op + canonical(constant, {}));
+    return t;
+  }
+  /// Equal for two terms that scale their objectives alike.
+  [[nodiscard]] std::string scale() const {
+    std::vector<std::string> sorted = constants;
+    std::sort(sorted.begin(), sorted.end());
+    return (negative ? "-" : "+") + fmt::format("{}", fmt::join(sorted, "")) + "|";
+  }
+};
+
+/// The additive terms of a vector expression, each with its sign.
+void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
+  if (n.kind == K::kAdd || n.kind == K::kSub) {
+    vector_terms(n.args[0], sign, out);
+    vector_terms(n.args[1], n.kind == K::kSub ? sign.negated() : sign, out);
+  } else if (n.kind == K::kNeg) {
+    vector_terms(n.args[0], sign.negated(), out);
+  } else {
+    Term t = sign;
+    t.node = &n;
+    out.push_back(t);
+  }
+}
+
+/// Top-level additive terms of `n` (scaled by `scale`), with dot and bilinear distributed over
+/// sums of vectors and constant factors taken off (they change neither which indices a term
+/// couples nor whether attention forms its score; Term keeps them for merging actions).
+void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
+                    std::deque<Node>& made) {
   if (n.kind == K::kCall && (n.name == "dot" || n.name == "bilinear")) {
     // dot(u + v, w) = dot(u, w) + dot(v, w): each pair of vector terms is a term of its own.
     const std::size_t first = n.name == "dot" ? 0 : 1;
-    std::vector<const Node*> left;
-    std::vector<const Node*> right;
-    vector_terms(n.args[first], left);
-    vector_terms(n.args[first + 1], right);
+    std::vector<Term> left;
+    std::vector<Term> right;
+    vector_terms(n.args[first], Term{}, left);
+    vector_terms(n.args[first + 1], Term{}, right);
     if (left.size() * right.size() > 1) {
-      for (const Node* l : left) {
-        for (const Node* r : right) {
+      for (const Term& l : left) {
+        for (const Term& r : right) {
           Node call = n;
-          call.args[first] = *l;
-          call.args[first + 1] = *r;
+          call.args[first] = *l.node;
+          call.args[first + 1] = *r.node;
           made.push_back(std::move(call));
-          out.push_back(&made.back());
+          Term t = l.negative != r.negative ? scale.negated() : scale;
+          t.node = &made.back();
+          out.push_back(t);
         }
       }
       return;
@@ -142,23 +175,28 @@ void additive_terms(const Node& n, std::vector<const Node*>& out, std::deque<Nod
   switch (n.kind) {
     case K::kAdd:
     case K::kSub:
-      additive_terms(n.args[0], out, made);
-      additive_terms(n.args[1], out, made);
+      additive_terms(n.args[0], scale, out, made);
+      additive_terms(n.args[1], n.kind == K::kSub ? scale.negated() : scale, out, made);
       return;
     case K::kNeg:
-      additive_terms(n.args[0], out, made);
+      additive_terms(n.args[0], scale.negated(), out, made);
       return;
     case K::kMul:
-      if (!mentions_token(n.args[0])) return additive_terms(n.args[1], out, made);
-      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], out, made);
+      if (!mentions_token(n.args[0]))
+        return additive_terms(n.args[1], scale.scaled("*", n.args[0]), out, made);
+      if (!mentions_token(n.args[1]))
+        return additive_terms(n.args[0], scale.scaled("*", n.args[1]), out, made);
       break;
     case K::kDiv:
-      if (!mentions_token(n.args[1])) return additive_terms(n.args[0], out, made);
+      if (!mentions_token(n.args[1]))
+        return additive_terms(n.args[0], scale.scaled("/", n.args[1]), out, made);
       break;
     default:
       break;
   }
-  out.push_back(&n);
+  Term t = scale;
+  t.node = &n;
+  out.push_back(t);
 }
 
 /// A factor of an objective: the token indices it couples and the quantities it reads. It is
@@ -173,9 +211,15 @@ struct Factor {
   std::set<int> quantities;
   std::string text;
   const Node* term = nullptr;
+  std::string scale;  ///< a term's sign and constants (Term::scale())
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
   std::string message_at;
+
+  /// The text with the term's sign, for what a quantity maximises (the checks read `text`).
+  [[nodiscard]] std::string signed_text() const {
+    return scale.rfind('-', 0) == 0 ? "-" + text : text;
+  }
 
   /// Equal for two factors that are the same up to the renaming (for merging actions).
   [[nodiscard]] std::string key(const std::map<std::string, std::string>& rename) const {
@@ -183,7 +227,7 @@ struct Factor {
       const auto it = rename.find(i);
       return it == rename.end() ? i : it->second;
     };
-    if (term != nullptr) return canonical(*term, rename);
+    if (term != nullptr) return scale + canonical(*term, rename);
     if (constraint != nullptr) {
       std::string a = named(constraint->left);
       std::string b = named(constraint->right);
@@ -380,13 +424,14 @@ class Compiler {
     return out;
   }
 
-  Factor factor_of(const Node& term, const std::set<std::string>& scope) {
-    const Deps d = expr(term, scope);
+  Factor factor_of(const Term& term, const std::set<std::string>& scope) {
+    const Deps d = expr(*term.node, scope);
     Factor f;
     f.indices = d.indices;
     f.quantities = d.quantities;
-    f.text = targets::to_text(term);
-    f.term = &term;
+    f.text = targets::to_text(*term.node);
+    f.term = term.node;
+    f.scale = term.scale();
     return f;
   }
 
@@ -401,17 +446,33 @@ class Compiler {
     return true;
   }
 
+  /// E5: a closed reduction (no index bound further out) that takes one value on random
+  /// sequences is a constant, which no action computes (min(s, t) sqnorm(x[s] - x[t]) is 0: s = t
+  /// is allowed).
+  std::optional<double> closed_constant(const Node& n) const {
+    try {
+      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_);
+    } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
+      return std::nullopt;
+    }
+  }
+
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
+    if (const std::optional<double> value = closed_constant(n)) {
+      p_.constants.push_back(fmt::format("{} = {} on every random sequence: no action",
+                                         targets::to_text(n), targets::number_text(*value)));
+      return {};
+    }
     std::vector<std::string> bound;
     for (const targets::Binder& b : n.binders) bound.push_back(b.name);
     std::set<std::string> inner = scope;
     inner.insert(bound.begin(), bound.end());
     const Node& body = n.args[0];
     const Node& objective = n.has_key() ? n.args[1] : body;
-    std::vector<const Node*> terms;
-    additive_terms(objective, terms, made_);
+    std::vector<Term> terms;
+    additive_terms(objective, Term{}, terms, made_);
     std::vector<Factor> factors;
-    for (const Node* t : terms) factors.push_back(factor_of(*t, inner));
+    for (const Term& t : terms) factors.push_back(factor_of(t, inner));
     Deps body_deps;
     if (n.has_key()) body_deps = expr(body, inner);
     // Index constraints couple the indices they name.
@@ -428,25 +489,41 @@ class Compiler {
         }
       }
     }
-    if (!ordered.empty() && !(symmetric(objective, ordered) && (!n.has_key() || symmetric(body, ordered)))) {
+    // A symmetric body makes s < t the same as s != t only when this reduction binds both: with
+    // t bound further out, the tokens s ranges over depend on t's position.
+    const bool binds_ordered =
+        std::all_of(ordered.begin(), ordered.end(), [&](const std::string& i) {
+          return std::find(bound.begin(), bound.end(), i) != bound.end();
+        });
+    if (!ordered.empty() && !(binds_ordered && symmetric(objective, ordered) &&
+                              (!n.has_key() || symmetric(body, ordered)))) {
       note_order("'" + targets::to_text(n) + "' orders its indices (" +
-                 fmt::format("{}", fmt::join(ordered, " < ")) + ") and its body is not symmetric in them");
+                 fmt::format("{}", fmt::join(ordered, " < ")) + ") and " +
+                 (binds_ordered ? "its body is not symmetric in them"
+                                : "binds only some of them (the range depends on a position)"));
     }
     Comparison c;
     c.text = targets::to_text(n);
     if (n.op == targets::ReduceOp::kSum) return mean(n, bound, factors, c);
-    if (n.op == targets::ReduceOp::kKth) {
+    if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
       if (const auto tokens = bindings_.find("T"); tokens != bindings_.end() && k > tokens->second) {
         throw InputError(SourceLocation{"<formula>", 1, n.column},
                          fmt::format("kth({}) over {} tokens: the rank exceeds T", k, tokens->second));
       }
-      if (k >= 2) return ranked(bound, factors, body_deps, k, c);
+      if (k >= 2) return ranked(bound, factors, body_deps, k, n.has_key(), c);
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
     return extremum(n, bound, factors, body_deps, c);
+  }
+
+  /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
+  /// (whatever T is), not a chain of T masked maxima.
+  static bool ranks_last(const Node& n) {
+    return n.op == targets::ReduceOp::kKth && n.rank.name == "T" && n.binders.size() == 1 &&
+           n.constraints.empty();
   }
 
   /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
@@ -569,7 +646,7 @@ class Compiler {
   Deps extremum(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
                 const Deps& body_deps, Comparison& c) {
     const Elimination e = best_order(factors, bound);
-    const char* op = n.op == targets::ReduceOp::kMin ? "min" : "max";
+    const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
     if (e.widest >= 2) {
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
@@ -589,7 +666,7 @@ class Compiler {
         if (f.indices.count(v) == 0) continue;
         message.insert(f.indices.begin(), f.indices.end());
         needs.insert(f.quantities.begin(), f.quantities.end());
-        (f.constraint != nullptr ? constraints : texts).push_back(f.text);
+        (f.constraint != nullptr ? constraints : texts).push_back(f.signed_text());
         used.push_back(&f);
       }
       message.erase(v);
@@ -607,7 +684,7 @@ class Compiler {
       Quantity q;
       q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
       q.needs.assign(needs.begin(), needs.end());
-      q.needs_ffn = !scores_from_raw_tokens(used, v, at);
+      q.needs_ffn = !scores_from_raw_tokens(used, v, at, n.has_key());
       const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
       std::sort(keys.begin(), keys.end());
       std::string key = fmt::format("ret|{}|{}|{}", op, at.empty() ? "g" : "t", fmt::join(keys, ";"));
@@ -649,7 +726,7 @@ class Compiler {
   }
 
   Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
-              const Deps& body_deps, long k, Comparison& c) {
+              const Deps& body_deps, long k, bool selection, Comparison& c) {
     if (bound.size() != 1) {
       outside("'" + c.text + "': a k-th largest over index tuples (ties between a tuple and its "
               "permutations) is not a rule of the framework");
@@ -664,7 +741,7 @@ class Compiler {
       if (f.indices.count(v) == 0) continue;
       message.insert(f.indices.begin(), f.indices.end());
       needs.insert(f.quantities.begin(), f.quantities.end());
-      texts.push_back(f.text);
+      texts.push_back(f.signed_text());
       used.push_back(&f);
     }
     message.erase(v);
@@ -686,7 +763,7 @@ class Compiler {
       q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
       q.mode = j == 1 ? Mode::kRetrieval : Mode::kRankStep;
       q.needs.assign(needs.begin(), needs.end());
-      q.needs_ffn = !scores_from_raw_tokens(used, v, at);
+      q.needs_ffn = !scores_from_raw_tokens(used, v, at, selection);
       if (previous >= 0) q.needs.push_back(previous);
       const int id = add(q, "");
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
@@ -748,7 +825,8 @@ class Compiler {
                                         fmt::join(q.needs, ",")));
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       if (made.what.empty())
-        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.text);
+        made.what =
+            fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.signed_text());
       steps.push_back(on.front() + " -> " + made.name);
       d.quantities.insert(id);
     }
@@ -764,14 +842,19 @@ class Compiler {
   /// quantity an FFN computes first. Terms read from earlier retrievals and index constraints
   /// are the planner's other rules' business.
   static bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::string& v,
-                                     const std::string& at) {
+                                     const std::string& at, bool selection) {
     // A monotone function of such a score alone is extreme where the score is (either way, so a
-    // sign the terms dropped does not matter): attention retrieves by the score itself.
+    // sign the terms dropped does not matter): attention retrieves by the score itself. Where
+    // the token matters and not only the value (a `by` selection), it must be strictly monotone:
+    // relu is flat below 0, where its minimum (or a maximum of all-negative scores) ties.
     const auto scoring = std::count_if(terms.begin(), terms.end(),
                                        [](const Factor* f) { return f->constraint == nullptr; });
     if (scoring == 1) {
       const std::string& score = single_score(terms)->text;
-      for (const char* monotone : {"exp", "tanh", "relu"}) {
+      const std::vector<const char*> monotone_functions =
+          selection ? std::vector<const char*>{"exp", "tanh"}
+                    : std::vector<const char*>{"exp", "tanh", "relu"};
+      for (const char* monotone : monotone_functions) {
         const std::vector<std::string> inner = call_arguments(score, monotone);
         if (inner.size() == 1 && query_key_product(inner.front(), v, at)) return true;
       }
@@ -887,6 +970,29 @@ class Compiler {
   std::vector<std::string> position_names_;
 };
 
+bool has_selection(const Node& n) {
+  if (n.has_key()) return true;
+  return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return has_selection(a); });
+}
+
+/// E4: the constructs noted while compiling may read token order; the target's values decide
+/// whether they do (a symmetric body under s < t, whatever its syntax, does not), and find what
+/// no construct shows: a selection (`by`) whose key ties takes the first tuple in token order.
+/// Where the formula cannot be evaluated, the constructs stand.
+void decide_order(const targets::Formula& formula, const targets::Bindings& bindings, Program& p) {
+  // Reductions over all tokens with no selection: no permutation changes their values.
+  if (!formula.reads_positions() && !has_selection(formula.root())) return;
+  const std::optional<bool> changes = detail::changes_when_tokens_permuted(formula, bindings);
+  if (!changes) return;
+  if (!*changes) {
+    p.order_dependent.clear();
+  } else if (p.order_dependent.empty()) {
+    p.order_dependent.push_back(
+        "permuting the tokens changes its value: a selection ('by') whose key ties takes the "
+        "first tuple in token order");
+  }
+}
+
 }  // namespace
 
 std::string to_text(Mode mode) {
@@ -919,7 +1025,9 @@ std::string Program::elimination_text() const {
 }
 
 Program compile(const targets::Formula& formula, const targets::Bindings& bindings) {
-  return Compiler(formula, bindings).run();
+  Program p = Compiler(formula, bindings).run();
+  decide_order(formula, bindings, p);
+  return p;
 }
 
 }  // namespace infoflow::theorems

@@ -74,6 +74,7 @@ struct Program {
   std::vector<Comparison> comparisons;
   std::vector<std::string> order_dependent;  ///< constructs that read token order
   std::optional<std::string> outside;        ///< why the target is outside the framework
+  std::vector<std::string> constants;        ///< reductions that are constants (E5), in words
   int order = 0;                             ///< beta', the largest comparison order
   GiNaC::ex comparison_number = 0;           ///< sum over comparisons of T^order
   /// Copies of one unrolled template (sum(i = 1..D) ...): each inner list holds the first

@@ -1,0 +1,28 @@
+#ifndef INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_
+#define INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_
+
+// What a target's values on random sequences show the engine (docs/infoflow_engine.md): whether
+// it reads token order (E4, by its definition) and whether it is a constant (E5). Internal to
+// the engine.
+
+#include <optional>
+
+#include "infoflow/targets/formula.hpp"
+
+namespace infoflow::theorems::detail {
+
+/// Whether permuting the tokens changes the target's value, tried on random sequences with a
+/// random permutation each: true when one changes (a witness), false when none does; nullopt
+/// when the formula cannot be evaluated (a named integer with no value, an empty reduction, a
+/// rank above the count of tuples).
+std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
+                                                 const targets::Bindings& bindings);
+
+/// The value the formula takes on every one of a few random sequences, when it takes one; nullopt
+/// when it varies or cannot be evaluated.
+std::optional<double> constant_value(const targets::Formula& formula,
+                                     const targets::Bindings& bindings);
+
+}  // namespace infoflow::theorems::detail
+
+#endif  // INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_
