@@ -179,8 +179,11 @@ std::string figure_pgfplots(const ExperimentResult& r) {
     }
     out += "};\n\\addlegendentry{" + latex_escape(s.name) + "}\n";
     if (s.has_fit && s.x.size() >= 2) {
-      // The slope's bootstrap interval as a band, pivoting at the geometric mean of x.
-      const double pivot = std::sqrt(s.x.front() * s.x.back());
+      // Over the fitted points only (saturated ones are shown, not fitted): the slope's bootstrap
+      // interval as a band, pivoting at the geometric mean of their x, and the fit.
+      const double from = s.fit.x_min;
+      const double to = s.fit.x_max;
+      const double pivot = std::sqrt(from * to);
       const double at_pivot = std::pow(10.0, s.fit.intercept) * std::pow(pivot, s.fit.slope);
       out += fmt::format(
           "\\addplot[draw=none, name path=lo{0}, domain={1:g}:{2:g}, samples=2, forget plot] "
@@ -188,12 +191,11 @@ std::string figure_pgfplots(const ExperimentResult& r) {
           "\\addplot[draw=none, name path=hi{0}, domain={1:g}:{2:g}, samples=2, forget plot] "
           "{{{3:.6e}*(x/{4:g})^({6:.6f})}};\n"
           "\\addplot[{7}, opacity=0.12, forget plot] fill between[of=lo{0} and hi{0}];\n",
-          i, s.x.front(), s.x.back(), at_pivot, pivot, s.fit.slope_ci.low, s.fit.slope_ci.high,
-          colour);
+          i, from, to, at_pivot, pivot, s.fit.slope_ci.low, s.fit.slope_ci.high, colour);
       out += fmt::format(
           "\\addplot[{}, dashed, domain={:g}:{:g}, samples=2, forget plot] "
           "{{10^({:.6f})*x^({:.6f})}};\n",
-          colour, s.x.front(), s.x.back(), s.fit.intercept, s.fit.slope);
+          colour, from, to, s.fit.intercept, s.fit.slope);
     }
     if (s.predicted_slope && s.x.size() >= 2) {
       out += fmt::format(

@@ -523,6 +523,32 @@ BOOST_AUTO_TEST_CASE(a_confrontation_is_drawn_per_group_with_a_line_per_T) {
   BOOST_TEST(line.find("(3/3) N$^{\\dagger}$ & -- \\\\") != std::string::npos, line);
 }
 
+BOOST_AUTO_TEST_CASE(a_fit_is_drawn_over_the_points_it_fitted_not_the_saturated_ones) {
+  th::Engine engine(catalogue);
+  const ex::ExperimentSpec s = spec("growth", kGrowth);
+  // One layer grows like T^2 and saturates (NMSE 0.9, not fitted) from T = 24 on.
+  const ex::ExperimentResult r = ex::verify(
+      s, "quick",
+      measure(s,
+              [](const ex::RunConfig& c) {
+                const double t = static_cast<double>(c.task.tokens);
+                return c.model.heads.size() == 1 ? (t >= 24 ? 0.9 : 1e-5 * t * t) : 1e-3;
+              }),
+      engine);
+  (void)rp::write_report(dir / "sat", {r}, false);
+  const std::string figure = read_text(dir / "sat" / "fig_growth.tex");
+  // Each series's band (two bounding lines) and fit: over T = 4..16 for the saturating one,
+  // 4..32 for the other.
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = figure.find(what); at != std::string::npos; at = figure.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  BOOST_TEST(count("domain=4:16, samples=2") == 3u, figure);
+  BOOST_TEST(count("domain=4:32, samples=2") == 3u, figure);
+}
+
 BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {
   th::Engine engine(catalogue);
   const ex::ExperimentSpec s = spec("growth", kGrowth);
