@@ -63,6 +63,9 @@ std::string derivation_text(const Derivation& d) {
   if (program.outside) out += "  outside the framework: " + *program.outside + "\n";
   if (!program.order_dependent.empty())
     out += fmt::format("  order-dependent: {}\n", fmt::join(program.order_dependent, "; "));
+  else if (program.reads_positions())
+    out += "  reads positions, though permuting the tokens leaves its value unchanged (terms that "
+           "vanish or cancel, not simplified): undecided without a positional encoding\n";
   if (d.plan) {
     out += fmt::format("  on {}\n    M = {}: {}\n", d.plan->architecture.text(), rate_text(*d.plan),
                        theorems::to_text(d.plan->verdict));

@@ -438,6 +438,17 @@ Plan Engine::plan(const Target& target, const Architecture& arch) {
         fmt::join(program.order_dependent, "; "));
     return p;
   }
+  if (program.reads_positions() && !arch.positional) {
+    // E4 found the value unchanged by permutations, yet the plan reads positions: terms that
+    // vanish or cancel (dot(x[1], x[2]) * 0), which the engine does not simplify. No rule
+    // covers such a plan without positions: undecided, not a cost.
+    p.verdict = Verdict::kOutsideFramework;
+    p.reason =
+        "the target's value does not change when its tokens are permuted, but its plan reads "
+        "token positions (terms that vanish or cancel, which the engine does not simplify); "
+        "without a positional encoding no rule covers that plan: read as undecided";
+    return p;
+  }
   const Pricer pricer{*this, arch};
   if (program.blocked()) {
     std::string why;
@@ -485,8 +496,9 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   Architecture a = base;
   if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
   const Program& program = *target.program;
-  const bool plannable = !program.outside && !program.blocked() &&
-                         (program.order_dependent.empty() || base.positional);
+  const bool plannable =
+      !program.outside && !program.blocked() &&
+      ((program.order_dependent.empty() && !program.reads_positions()) || base.positional);
   // Prices per layer for the deepest architecture searched (n is fixed, so they agree).
   Architecture deepest = a;
   deepest.heads.assign(static_cast<std::size_t>(max_layers), 1);

@@ -459,8 +459,10 @@ class Compiler {
 
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
     if (const std::optional<double> value = closed_constant(n)) {
-      p_.constants.push_back(fmt::format("{} = {} on every random sequence: no action",
-                                         targets::to_text(n), targets::number_text(*value)));
+      p_.constants.push_back(
+          fmt::format("{} takes one value on every random sequence ({} for one draw of its "
+                      "parameters): no action",
+                      targets::to_text(n), targets::number_text(*value)));
       return {};
     }
     std::vector<std::string> bound;
@@ -1016,6 +1018,12 @@ std::string to_text(Mode mode) {
 bool Program::blocked() const {
   return std::any_of(quantities.begin(), quantities.end(),
                      [](const Quantity& q) { return q.mode == Mode::kAggregation; });
+}
+
+bool Program::reads_positions() const {
+  return std::any_of(quantities.begin(), quantities.end(), [](const Quantity& q) {
+    return q.mode == Mode::kPositions || q.mode == Mode::kRelative;
+  });
 }
 
 std::string Program::elimination_text() const {

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -19,27 +22,48 @@ namespace {
 
 using targets::Node;
 
-/// Tokens beyond every fixed position and offset, so that each reads a token that others can
-/// be swapped with (at T = 8, x[t+8] would be the zero vector for every t).
+/// Tokens beyond every fixed position, offset and rank, so that each reads a token that others
+/// can be swapped with (at T = 8, x[t+8] would be the zero vector for every t).
 constexpr long kSpareTokens = 8;
-constexpr long kTokenDim = 4;
-constexpr std::uint64_t kSeed = 1;
-/// Draws: a tie of probability 2^-8 (max(t by relu(L)) at T = 8, every L < 0) is missed with
-/// probability (1 - 2^-8)^2048 < 1e-3.
+/// E4 also tries sequences this many times longer: a tie can be rare at T = 8 and common at
+/// T = 512 (min(t by relu(L + 3)) ties when every L < -3).
+constexpr long kLongerBy = 8;
+/// The facts hold whatever the parameters (a, b, c, ...: E1 takes them of either sign) and d:
+/// each is tried on several draws of the parameters, at several token dimensions.
+constexpr std::uint64_t kParameterSeeds = 12;
+constexpr long kTokenDims[] = {4, 2, 8};
+/// Draws of E4 over all seeds and lengths: a tie of probability 2^-8 (max(t by relu(L)) at
+/// T = 8, every L < 0) is missed with probability (1 - 2^-8)^2048 < 1e-3.
 constexpr long kDraws = 2048;
 constexpr long kBatch = 256;
 /// A formula that varies takes two values on two random sequences (almost surely); more, at
-/// scales from e^-3 to e^3, so that a threshold (relu(L - 3)) is crossed too.
-constexpr long kConstantDraws = 64;
+/// scales from e^-3 to e^3, so that a threshold (relu(L - 3)) is crossed too. E5, per seed.
+constexpr long kConstantDraws = 128;
 constexpr double kLogScaleSpread = 3;
 /// Index tuples the test may visit in all (a deep nesting gets fewer draws).
 constexpr double kTupleBudget = 4e6;
-/// Relative: a permuted sum differs from the sum in its last bits.
+/// Relative to the values' root mean square: a permuted sum differs from the sum in its last
+/// bits, and a target's units (sqnorm(x[1]) / 1e12) must not decide.
 constexpr double kTolerance = 1e-9;
 
 long largest_offset(const Node& n) {
   long out = std::abs(n.offset);
   for (const Node& a : n.args) out = std::max(out, largest_offset(a));
+  return out;
+}
+
+/// The largest rank or range bound, resolved (kth(9, t ...) needs 9 tokens at least).
+long largest_bound(const Node& n, const targets::Bindings& bindings) {
+  auto value = [&](const targets::Bound& b) -> long {
+    if (b.name.empty()) return b.value;
+    const auto it = bindings.find(b.name);
+    return it == bindings.end() || b.name == "T" ? 0 : it->second;
+  };
+  long out = n.kind == Node::Kind::kReduce ? value(n.rank) : 0;
+  for (const targets::Binder& b : n.binders) {
+    if (b.has_range) out = std::max(out, value(b.high));
+  }
+  for (const Node& a : n.args) out = std::max(out, largest_bound(a, bindings));
   return out;
 }
 
@@ -51,19 +75,31 @@ double tuples_per_evaluation(const Node& n, double tokens) {
   return std::pow(tokens, static_cast<double>(n.binders.size())) * std::max(inside, 1.0);
 }
 
-bool differ(double a, double b) {
-  if (!std::isfinite(a) || !std::isfinite(b)) return false;  // a NaN witnesses nothing
-  return std::abs(a - b) > kTolerance * (1 + std::max(std::abs(a), std::abs(b)));
+double root_mean_square(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  double sum = 0;
+  long n = 0;
+  for (const Eigen::VectorXd* v : {&a, &b}) {
+    for (const double y : *v) {
+      if (std::isfinite(y)) sum += y * y, ++n;
+    }
+  }
+  return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
 }
 
-/// Fills `x` (d x (n T)) with N(0, 1) tokens and `permuted` with each sequence's tokens in a
-/// random order (Fisher-Yates).
+bool differ(double a, double b, double scale) {
+  if (!std::isfinite(a) || !std::isfinite(b)) return false;  // a NaN witnesses nothing
+  return std::abs(a - b) > kTolerance * scale;
+}
+
+/// Fills `x` (d x (n T)) with N(0, 1) tokens, each sequence scaled by e^u, u uniform in
+/// [-3, 3], and `permuted` with each sequence's tokens in a random order (Fisher-Yates).
 void draw(Rng& rng, long tokens, Eigen::MatrixXd& x, Eigen::MatrixXd& permuted) {
   for (long j = 0; j < x.cols(); ++j) {
     for (long i = 0; i < x.rows(); ++i) x(i, j) = rng.normal();
   }
   std::vector<long> order(static_cast<std::size_t>(tokens));
   for (long start = 0; start < x.cols(); start += tokens) {
+    x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
     for (long t = 0; t < tokens; ++t) order[static_cast<std::size_t>(t)] = t;
     for (long t = tokens - 1; t > 0; --t) {
       const auto pick = static_cast<long>(rng.uniform() * static_cast<double>(t + 1));
@@ -74,9 +110,11 @@ void draw(Rng& rng, long tokens, Eigen::MatrixXd& x, Eigen::MatrixXd& permuted) 
   }
 }
 
-/// The sequence length that puts every fixed position and offset inside, with tokens to spare.
-long tokens_for(const targets::Formula& formula) {
-  return kSpareTokens + formula.highest_position() + largest_offset(formula.root());
+/// The sequence length that puts every fixed position, offset and rank inside, with tokens to
+/// spare.
+long tokens_for(const targets::Formula& formula, const targets::Bindings& bindings) {
+  return kSpareTokens + formula.highest_position() + largest_offset(formula.root()) +
+         largest_bound(formula.root(), bindings);
 }
 
 /// How many sequences fit the budget of index tuples, at most `wanted`.
@@ -85,32 +123,48 @@ long draws_within_budget(const targets::Formula& formula, long tokens, long want
   return std::clamp(static_cast<long>(kTupleBudget / per_draw), 1L, wanted);
 }
 
+/// The evaluator of parameter draw `seed` (its token dimension cycles through kTokenDims).
 targets::Evaluator evaluator(const targets::Formula& formula, targets::Bindings bindings,
-                             long tokens) {
+                             long tokens, std::uint64_t seed) {
   bindings["T"] = tokens;
-  return {formula, bindings, kTokenDim, kSeed};
+  return {formula, bindings, kTokenDims[seed % std::size(kTokenDims)], seed};
+}
+
+/// Whether permuting the tokens of `draws` random sequences of length `tokens` changes a value,
+/// for the parameters of `seed`.
+bool permutation_changes(const targets::Formula& formula, const targets::Bindings& bindings,
+                         long tokens, long draws, std::uint64_t seed) {
+  const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
+  Rng rng(seed);
+  for (long done = 0; done < draws; done += kBatch) {
+    const long n = std::min(kBatch, draws - done);
+    Eigen::MatrixXd x(f.token_dim(), n * tokens);
+    Eigen::MatrixXd permuted(f.token_dim(), n * tokens);
+    draw(rng, tokens, x, permuted);
+    Eigen::VectorXd y(n);
+    Eigen::VectorXd z(n);
+    f(x, y);
+    f(permuted, z);
+    const double scale = root_mean_square(y, z);
+    for (long i = 0; i < n; ++i) {
+      if (differ(y(i), z(i), scale)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
 
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
                                                  const targets::Bindings& bindings) {
-  const long tokens = tokens_for(formula);
-  const long draws = draws_within_budget(formula, tokens, kDraws);
+  const long short_length = tokens_for(formula, bindings);
   try {
-    const targets::Evaluator f = evaluator(formula, bindings, tokens);
-    Rng rng(kSeed);
-    for (long done = 0; done < draws; done += kBatch) {
-      const long n = std::min(kBatch, draws - done);
-      Eigen::MatrixXd x(kTokenDim, n * tokens);
-      Eigen::MatrixXd permuted(kTokenDim, n * tokens);
-      draw(rng, tokens, x, permuted);
-      Eigen::VectorXd y(n);
-      Eigen::VectorXd z(n);
-      f(x, y);
-      f(permuted, z);
-      for (long i = 0; i < n; ++i) {
-        if (differ(y(i), z(i))) return true;
+    for (const long tokens : {short_length, kLongerBy * short_length}) {
+      // Half the draws at each length, spread over the parameter draws.
+      const long per_seed =
+          draws_within_budget(formula, tokens, kDraws / 2 / static_cast<long>(kParameterSeeds));
+      for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+        if (permutation_changes(formula, bindings, tokens, per_seed, seed)) return true;
       }
     }
     return false;
@@ -121,23 +175,26 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
 
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings) {
-  const long tokens = tokens_for(formula);
+  const long tokens = tokens_for(formula, bindings);
   const long n = draws_within_budget(formula, tokens, kConstantDraws);
+  if (n < 2) return std::nullopt;
   try {
-    const targets::Evaluator f = evaluator(formula, bindings, tokens);
-    Rng rng(kSeed);
-    Eigen::MatrixXd x(kTokenDim, n * tokens);
-    Eigen::MatrixXd unused(kTokenDim, n * tokens);
-    draw(rng, tokens, x, unused);
-    for (long start = 0; start < x.cols(); start += tokens)
-      x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
-    Eigen::VectorXd y(n);
-    f(x, y);
-    if (n < 2 || !std::isfinite(y(0))) return std::nullopt;
-    for (long i = 1; i < n; ++i) {
-      if (!std::isfinite(y(i)) || differ(y(0), y(i))) return std::nullopt;
+    std::optional<double> value;
+    for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
+      Rng rng(seed);
+      Eigen::MatrixXd x(f.token_dim(), n * tokens);
+      Eigen::MatrixXd permuted(f.token_dim(), n * tokens);
+      draw(rng, tokens, x, permuted);
+      Eigen::VectorXd y(n);
+      f(x, y);
+      const double scale = root_mean_square(y, y);
+      for (long i = 0; i < n; ++i) {
+        if (!std::isfinite(y(i)) || differ(y(0), y(i), scale)) return std::nullopt;
+      }
+      if (!value) value = y(0);  // a constant may depend on the parameters (max(t) c is c)
     }
-    return y(0);
+    return value;
   } catch (const InputError&) {
     return std::nullopt;
   }

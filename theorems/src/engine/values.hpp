@@ -11,15 +11,17 @@
 
 namespace infoflow::theorems::detail {
 
-/// Whether permuting the tokens changes the target's value, tried on random sequences with a
-/// random permutation each: true when one changes (a witness), false when none does; nullopt
-/// when the formula cannot be evaluated (a named integer with no value, an empty reduction, a
-/// rank above the count of tuples).
+/// Whether permuting the tokens changes the target's value, tried on random sequences (at two
+/// lengths, random scales, several draws of the parameters and d) with a random permutation
+/// each: true when one changes (a witness), false when none does; nullopt when the formula
+/// cannot be evaluated (a named integer with no value, an empty reduction, a rank above the
+/// count of tuples).
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
                                                  const targets::Bindings& bindings);
 
-/// The value the formula takes on every one of a few random sequences, when it takes one; nullopt
-/// when it varies or cannot be evaluated.
+/// The value the formula takes on every one of a few random sequences (at random scales), for
+/// each of several draws of the parameters and d, when it takes one (the first draw's value: it
+/// may depend on the parameters); nullopt when it varies or cannot be evaluated.
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings);
 

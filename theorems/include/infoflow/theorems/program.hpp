@@ -82,6 +82,8 @@ struct Program {
   std::vector<std::vector<int>> interchangeable;
 
   [[nodiscard]] bool blocked() const;
+  /// Whether a quantity reads token positions (a fixed position or an offset, R5).
+  [[nodiscard]] bool reads_positions() const;
   [[nodiscard]] std::string elimination_text() const;
 };
 
