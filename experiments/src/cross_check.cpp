@@ -15,16 +15,20 @@ namespace infoflow::experiments {
 
 namespace {
 
+/// Whether a run belongs to the group `labels`.
+bool member(const RunRow& row, const std::map<std::string, std::string>& labels) {
+  return std::all_of(labels.begin(), labels.end(), [&](const auto& kv) {
+    const auto l = row.labels.find(kv.first);
+    return l != row.labels.end() && l->second == kv.second;
+  });
+}
+
 /// The sequence lengths of the runs in `rows` that are members of the group `labels`.
 std::set<long> lengths_of(const std::map<std::string, std::string>& labels,
                           const std::vector<RunRow>& rows) {
   std::set<long> out;
   for (const RunRow& row : rows) {
-    const bool member = std::all_of(labels.begin(), labels.end(), [&](const auto& kv) {
-      const auto l = row.labels.find(kv.first);
-      return l != row.labels.end() && l->second == kv.second;
-    });
-    if (member) out.insert(row.tokens);
+    if (member(row, labels)) out.insert(row.tokens);
   }
   return out;
 }
@@ -48,6 +52,12 @@ bool same_configurations(const std::map<std::string, std::string>& a,
   return !mine.empty() && std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
 }
 
+/// Whether every run of the group `labels` among `rows` has a result.
+bool complete(const std::map<std::string, std::string>& labels, const std::vector<RunRow>& rows) {
+  return std::all_of(rows.begin(), rows.end(),
+                     [&](const RunRow& row) { return !member(row, labels) || row.status; });
+}
+
 }  // namespace
 
 std::filesystem::path shipped_results(const ExperimentSpec& spec, const std::string& profile) {
@@ -60,6 +70,8 @@ void cross_check(ExperimentResult& r, const ExperimentResult& other) {
       if (!same_configurations(c.group_labels, o.group_labels, r.rows, other.rows) ||
           o.verdict == c.verdict)
         continue;
+      // Runs still to come: an inconclusive there may be only the lack of them.
+      if (o.verdict == Agreement::kInconclusive && !complete(o.group_labels, other.rows)) continue;
       if (!c.cross_check.empty()) c.cross_check += "; ";
       c.cross_check += fmt::format("the {} profile's results say: {} ({}; {})", other.profile,
                                    to_text(o.verdict), o.measured, o.why);

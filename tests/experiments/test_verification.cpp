@@ -237,6 +237,20 @@ BOOST_AUTO_TEST_CASE(a_quick_verdict_that_the_full_results_contradict_says_so) {
   ex::cross_check(quick, over_t);
   for (const ex::Claim& c : quick.claims) BOOST_TEST(c.cross_check.empty(), c.cross_check);
 
+  // The other profile inconclusive while runs of that claim are still to come: nothing said (its
+  // inconclusive may be only their lack); with all its runs in, it is said.
+  std::vector<ex::RunRecord> flat = measure(s, [](const ex::RunConfig&) { return 1e-3; });
+  BOOST_TEST_REQUIRE(flat.back().labels.at("D") == "3");
+  flat.pop_back();
+  ex::ExperimentResult incomplete = ex::verify(s, "quick", flat, engine);
+  incomplete.profile = "full";
+  for (ex::Claim& c : quick.claims) c.cross_check.clear();
+  ex::cross_check(quick, incomplete);
+  BOOST_TEST(quick.claims[0].cross_check.find("the full profile's results say: inconclusive") ==
+                 0u,
+             quick.claims[0].cross_check);  // D = 2: all its runs in
+  BOOST_TEST(quick.claims[1].cross_check.empty(), quick.claims[1].cross_check);  // D = 3
+
   // A profile at another fixed T (the paper's T = 64 against the full profile's T = 8) has the
   // same group labels ("D = 2") but not the same configurations: nothing said.
   std::string longer = kPhase;
