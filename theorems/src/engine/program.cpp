@@ -112,6 +112,7 @@ struct Term {
   const Node* node = nullptr;
   bool negative = false;
   std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form
+  std::vector<std::string> written;    ///< the same as written, for the text
 
   [[nodiscard]] Term negated() const {
     Term t = *this;
@@ -121,7 +122,23 @@ struct Term {
   [[nodiscard]] Term scaled(const char* op, const Node& constant) const {
     Term t = *this;
     t.constants.push_back(op + canonical(constant, {}));
+    const std::string text = targets::to_text(constant);
+    t.written.push_back(op + (text.find(' ') == std::string::npos ? text : "(" + text + ")"));
     return t;
+  }
+  /// The term's text with its sign and constant factors, as a quantity shows what it maximises.
+  [[nodiscard]] std::string shown(const std::string& text) const {
+    std::string times;
+    std::string divided;
+    for (const std::string& c : written) {
+      if (c.front() == '*')
+        times += c.substr(1) + " * ";
+      else
+        divided += " / " + c.substr(1);
+    }
+    const std::string body =
+        times.empty() && divided.empty() ? text : times + "(" + text + ")" + divided;
+    return negative ? "-" + body : body;
   }
   /// Equal for two terms that scale their objectives alike.
   [[nodiscard]] std::string scale() const {
@@ -212,14 +229,13 @@ struct Factor {
   std::string text;
   const Node* term = nullptr;
   std::string scale;  ///< a term's sign and constants (Term::scale())
+  std::string shown;  ///< a term's text with them (Term::shown())
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
   std::string message_at;
 
-  /// The text with the term's sign, for what a quantity maximises (the checks read `text`).
-  [[nodiscard]] std::string signed_text() const {
-    return scale.rfind('-', 0) == 0 ? "-" + text : text;
-  }
+  /// What a quantity maximises, with the term's sign and constants (the checks read `text`).
+  [[nodiscard]] std::string signed_text() const { return shown.empty() ? text : shown; }
 
   /// Equal for two factors that are the same up to the renaming (for merging actions).
   [[nodiscard]] std::string key(const std::map<std::string, std::string>& rename) const {
@@ -432,6 +448,7 @@ class Compiler {
     f.text = targets::to_text(*term.node);
     f.term = term.node;
     f.scale = term.scale();
+    f.shown = term.shown(f.text);
     return f;
   }
 
