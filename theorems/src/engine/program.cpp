@@ -527,9 +527,19 @@ class Compiler {
     if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
-      if (const auto tokens = bindings_.find("T"); tokens != bindings_.end() && k > tokens->second) {
+      // Each constraint on the one ranked index (t != s, t < s) takes at least one token away.
+      const long excluded =
+          n.binders.size() == 1
+              ? std::count_if(n.constraints.begin(), n.constraints.end(),
+                              [&](const targets::IndexConstraint& ic) {
+                                return ic.left == bound.front() || ic.right == bound.front();
+                              })
+              : 0;
+      if (const auto tokens = bindings_.find("T");
+          tokens != bindings_.end() && k > tokens->second - excluded) {
         throw InputError(SourceLocation{"<formula>", 1, n.column},
-                         fmt::format("kth({}) over {} tokens: the rank exceeds T", k, tokens->second));
+                         fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
+                                     tokens->second - excluded));
       }
       if (k >= 2) return ranked(bound, factors, body_deps, k, n.has_key(), c);
     }
