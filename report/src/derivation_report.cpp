@@ -362,7 +362,7 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
   if (p.truncated) out += "  (the placement search hit its node budget: the best plan found is shown)\n";
   out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n", rate_text(p),
                      theorems::to_text(p.verdict), p.dominant,
-                     fmt::join(p.entries, ", "));
+                     p.entries.empty() ? "none" : fmt::format("{}", fmt::join(p.entries, ", ")));
   return out;
 }
 

@@ -308,6 +308,8 @@ void finish(Plan& p) {
     }
   }
   p.entries.assign(entries.begin(), entries.end());
+  // Nothing to compute: every reduction of the target is a constant (E5).
+  if (p.steps.empty() && p.decodings.empty()) p.dominant = "none: the target is a constant (E5)";
 }
 
 Decoding decoding(const Pricer& pricer, long layer, TokenClass where, const GiNaC::ex& size) {
@@ -706,7 +708,9 @@ Entry Engine::derived_entry(const Target& target, const Plan& plan) const {
   e.rate = symbolic::Rate::from_ex(symbolic::to_ex(e.rate_written), where);
   e.notes = fmt::format("{} for {} = {}; {}; dominant: {}; elimination: {}{}", to_text(plan.verdict),
                         target.name, targets::to_text(target.formula.root()), a.text(),
-                        plan.dominant, target.program->elimination_text(),
+                        plan.dominant,
+                        target.program->quantities.empty() ? "none"
+                                                           : target.program->elimination_text(),
                         uniform ? "" : " (heads differ per layer; the setting records L, E, d, n only)");
   e.derived_from = plan.entries;
   return e;
