@@ -92,21 +92,23 @@ bool differ(double a, double b, double scale) {
 }
 
 /// Fills `x` (d x (n T)) with N(0, 1) tokens, each sequence scaled by e^u, u uniform in
-/// [-3, 3], and `permuted` with each sequence's tokens in a random order (Fisher-Yates).
-void draw(Rng& rng, long tokens, Eigen::MatrixXd& x, Eigen::MatrixXd& permuted) {
+/// [-3, 3], and, if given, `permuted` with each sequence's tokens in a random order
+/// (Fisher-Yates).
+void draw(Rng& rng, long tokens, Eigen::MatrixXd& x, Eigen::MatrixXd* permuted) {
   for (long j = 0; j < x.cols(); ++j) {
     for (long i = 0; i < x.rows(); ++i) x(i, j) = rng.normal();
   }
   std::vector<long> order(static_cast<std::size_t>(tokens));
   for (long start = 0; start < x.cols(); start += tokens) {
     x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
+    if (permuted == nullptr) continue;
     for (long t = 0; t < tokens; ++t) order[static_cast<std::size_t>(t)] = t;
     for (long t = tokens - 1; t > 0; --t) {
       const auto pick = static_cast<long>(rng.uniform() * static_cast<double>(t + 1));
       std::swap(order[static_cast<std::size_t>(t)], order[static_cast<std::size_t>(pick)]);
     }
     for (long t = 0; t < tokens; ++t)
-      permuted.col(start + t) = x.col(start + order[static_cast<std::size_t>(t)]);
+      permuted->col(start + t) = x.col(start + order[static_cast<std::size_t>(t)]);
   }
 }
 
@@ -140,7 +142,7 @@ bool permutation_changes(const targets::Formula& formula, const targets::Binding
     const long n = std::min(kBatch, draws - done);
     Eigen::MatrixXd x(f.token_dim(), n * tokens);
     Eigen::MatrixXd permuted(f.token_dim(), n * tokens);
-    draw(rng, tokens, x, permuted);
+    draw(rng, tokens, x, &permuted);
     Eigen::VectorXd y(n);
     Eigen::VectorXd z(n);
     f(x, y);
@@ -184,8 +186,7 @@ std::optional<double> constant_value(const targets::Formula& formula,
       const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
       Rng rng(seed);
       Eigen::MatrixXd x(f.token_dim(), n * tokens);
-      Eigen::MatrixXd permuted(f.token_dim(), n * tokens);
-      draw(rng, tokens, x, permuted);
+      draw(rng, tokens, x, nullptr);
       Eigen::VectorXd y(n);
       f(x, y);
       const double scale = root_mean_square(y, y);
