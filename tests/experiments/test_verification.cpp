@@ -65,6 +65,12 @@ std::vector<ex::RunRecord> measure(
   return out;
 }
 
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 const char* kPhase = R"([experiment]
 name = "phase"
 claim = "heads_phase"
@@ -179,10 +185,7 @@ BOOST_AUTO_TEST_CASE(a_curve_that_cooled_down_at_its_cap_is_drawn_with_the_cool_
   // The dot sits on the last evaluation before the cool-down, in the curve's colour.
   const std::string dot = "only marks, mark=*, mark size=1.5pt, forget plot] coordinates { "
                           "(100,1.000000e+00) };";
-  std::size_t dots = 0;
-  for (std::size_t at = figure.find(dot); at != std::string::npos; at = figure.find(dot, at + 1))
-    ++dots;
-  BOOST_TEST(dots == 11u, figure);
+  BOOST_TEST(occurrences(figure, dot) == 11u, figure);
   BOOST_TEST(figure.find("\\addplot[red, only marks") != std::string::npos);
   BOOST_TEST(read_text(dir / "cool" / "report.tex").find("a dot: the cool-down began there") !=
              std::string::npos);
@@ -554,14 +557,8 @@ BOOST_AUTO_TEST_CASE(a_fit_is_drawn_over_the_points_it_fitted_not_the_saturated_
   const std::string figure = read_text(dir / "sat" / "fig_growth.tex");
   // Each series's band (two bounding lines) and fit: over T = 4..16 for the saturating one,
   // 4..32 for the other.
-  auto count = [&](const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = figure.find(what); at != std::string::npos; at = figure.find(what, at + 1))
-      ++n;
-    return n;
-  };
-  BOOST_TEST(count("domain=4:16, samples=2") == 3u, figure);
-  BOOST_TEST(count("domain=4:32, samples=2") == 3u, figure);
+  BOOST_TEST(occurrences(figure, "domain=4:16, samples=2") == 3u, figure);
+  BOOST_TEST(occurrences(figure, "domain=4:32, samples=2") == 3u, figure);
 }
 
 BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {

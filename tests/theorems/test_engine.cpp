@@ -339,6 +339,9 @@ BOOST_AUTO_TEST_CASE(the_value_tests_do_not_hang_on_one_draw_scale_length_or_ran
   BOOST_TEST(verdict(tiny, arch({1})) == "not computable");
   // A rank beyond T = 8 needs longer sequences to be evaluated (and the tie found).
   BOOST_TEST(verdict(target("kth(9, t by c) dot(b, x[t])"), arch({4})) == "not computable");
+  // A strictly monotone key does not tie (a saturated float would, at large scales).
+  BOOST_TEST(verdict(target("max(t by tanh(dot(a, x[t]))) dot(b, x[t])"), arch({1})) ==
+             "efficient");
   // A constant that depends on the parameters is still a constant.
   BOOST_TEST(target("max(t) (c * c + 0 * dot(a, x[t]))").program->constants.size() == 1u);
 }

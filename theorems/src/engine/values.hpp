@@ -12,8 +12,7 @@
 namespace infoflow::theorems::detail {
 
 /// Whether permuting the tokens changes the target's value, tried on random sequences (at two
-/// lengths, random scales, several draws of the parameters and d) with a random permutation
-/// each: true when one changes (a witness), false when none does; nullopt when the formula
+/// lengths, several draws of the parameters and d) with a random permutation each: true when one changes (a witness), false when none does; nullopt when the formula
 /// cannot be evaluated (a named integer with no value, an empty reduction, a rank above the
 /// count of tuples).
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
