@@ -85,6 +85,16 @@ ExperimentResult verify_in_context(const ExperimentSpec& spec, const std::string
                                    theorems::Engine& engine) {
   namespace fs = std::filesystem;
   ExperimentResult r = verify(spec, profile, records, engine);
+  if (r.missing_runs > 0) {  // the command that resumes them, into this very results folder
+    r.notes.insert(r.notes.begin(),
+                   fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}{} "
+                               "--results {}`)",
+                               r.missing_runs, r.rows.size(), spec.file.string(),
+                               profile == "quick" ? "" : " --profile " + profile,
+                               results_file.parent_path().empty()
+                                   ? std::string(".")
+                                   : results_file.parent_path().string()));
+  }
   // Another profile's shipped results, where they exist, are evidence on the same claims (the
   // full profile's: a larger version of the quick one's; the paper profiles': the same
   // configurations trained another way): a verdict that differs from theirs says so.

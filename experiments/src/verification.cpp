@@ -116,11 +116,7 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
     }
     out.rows.push_back(row);
   }
-  if (missing > 0) {
-    out.notes.push_back(fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}{}`)",
-                                    missing, runs.size(), spec.file.string(),
-                                    profile == "quick" ? "" : " --profile " + profile));
-  }
+  out.missing_runs = missing;
   if (diverged > 0)
     out.notes.push_back(
         fmt::format("{} runs diverged; they are left out of the statistics", diverged));

@@ -135,10 +135,15 @@ BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagree
   // Missing runs are reported, not silently dropped.
   std::vector<ex::RunRecord> part = measure(s, [](const ex::RunConfig&) { return 1e-3; });
   part.resize(5);
-  const ex::ExperimentResult partial = ex::verify(s, "quick", part, engine);
+  BOOST_TEST(ex::verify(s, "quick", part, engine).missing_runs == 7);
+  // ... with the command that resumes them into the folder they were read from.
+  const ex::ExperimentResult partial =
+      ex::verify_in_context(s, "quick", part, dir / "runs" / "phase.jsonl", engine);
   BOOST_TEST_REQUIRE(!partial.notes.empty());
   BOOST_TEST(partial.notes[0].find("7 of 12 runs have no result yet") == 0u);
-  BOOST_TEST(partial.notes[0].find("phase.toml`)") != std::string::npos, partial.notes[0]);
+  BOOST_TEST(partial.notes[0].find("phase.toml --results " + (dir / "runs").string() + "`)") !=
+                 std::string::npos,
+             partial.notes[0]);
 }
 
 BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {

@@ -23,10 +23,11 @@ void cross_check(ExperimentResult& r, const ExperimentResult& other);
 /// Where a profile's results are shipped: results/PROFILE/NAME.jsonl beside the spec.
 std::filesystem::path shipped_results(const ExperimentSpec& spec, const std::string& profile);
 
-/// verify(), and beside it what the commands show a reader: the verdicts of every other
-/// profile's shipped results (shipped_results(), when they exist and are not `results_file`
-/// itself) through cross_check(); the paper's reported values, where the spec has some, with
-/// their ratio to ours.
+/// verify(), and beside it what the commands show a reader: the command that runs the missing
+/// runs into `results_file`'s folder; the verdicts of every other profile's shipped results
+/// (shipped_results(), when they exist and are not `results_file` itself) through
+/// cross_check(); the paper's reported values, where the spec has some, with their ratio to
+/// ours.
 ExperimentResult verify_in_context(const ExperimentSpec& spec, const std::string& profile,
                                    const std::vector<RunRecord>& records,
                                    const std::filesystem::path& results_file,

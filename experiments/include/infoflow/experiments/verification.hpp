@@ -162,6 +162,7 @@ struct ExperimentResult {
   bool log_x = true;
   std::vector<RunRow> rows;
   std::vector<std::string> notes;
+  long missing_runs = 0;   ///< runs of the profile with no record yet (of rows.size())
   double run_seconds = 0;  ///< training time summed over the runs
   /// A paper's reported values beside ours (experiments/reported.hpp), and where they come from.
   std::vector<PaperComparison> reported;
