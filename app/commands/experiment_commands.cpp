@@ -185,7 +185,12 @@ void add_verify(CLI::App& app, Context& ctx) {
                             {"measured", cl.measured},
                             {"verdict", experiments::to_text(cl.verdict)},
                             {"why", cl.why},
-                            {"cross_check", cl.cross_check}});
+                            {"cross_check", cl.cross_check},
+                            {"runs",
+                             {{"planned", cl.runs.planned},
+                              {"converged", cl.runs.converged},
+                              {"budget_reached", cl.runs.budget_reached},
+                              {"diverged", cl.runs.diverged}}}});
         }
         j.push_back({{"experiment", r.name},
                      {"profile", r.profile},

@@ -15,20 +15,12 @@ namespace infoflow::experiments {
 
 namespace {
 
-/// Whether a run belongs to the group `labels`.
-bool member(const RunRow& row, const std::map<std::string, std::string>& labels) {
-  return std::all_of(labels.begin(), labels.end(), [&](const auto& kv) {
-    const auto l = row.labels.find(kv.first);
-    return l != row.labels.end() && l->second == kv.second;
-  });
-}
-
 /// The sequence lengths of the runs in `rows` that are members of the group `labels`.
 std::set<long> lengths_of(const std::map<std::string, std::string>& labels,
                           const std::vector<RunRow>& rows) {
   std::set<long> out;
   for (const RunRow& row : rows) {
-    if (member(row, labels)) out.insert(row.tokens);
+    if (in_group(row, labels)) out.insert(row.tokens);
   }
   return out;
 }
@@ -55,7 +47,7 @@ bool same_configurations(const std::map<std::string, std::string>& a,
 /// Whether every run of the group `labels` among `rows` has a result.
 bool complete(const std::map<std::string, std::string>& labels, const std::vector<RunRow>& rows) {
   return std::all_of(rows.begin(), rows.end(),
-                     [&](const RunRow& row) { return !member(row, labels) || row.status; });
+                     [&](const RunRow& row) { return !in_group(row, labels) || row.status; });
 }
 
 }  // namespace

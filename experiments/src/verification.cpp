@@ -1,5 +1,6 @@
 #include "infoflow/experiments/verification.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -30,6 +31,25 @@ std::string to_text(Agreement a) {
 
 std::string status_text(const RunRow& row) {
   return row.status ? std::string(numeric::to_string(*row.status)) : "missing";
+}
+
+bool in_group(const RunRow& row, const std::map<std::string, std::string>& labels) {
+  return std::all_of(labels.begin(), labels.end(), [&](const auto& kv) {
+    const auto l = row.labels.find(kv.first);
+    return l != row.labels.end() && l->second == kv.second;
+  });
+}
+
+std::string to_text(const RunCounts& c) {
+  std::string out;
+  const auto part = [&](long n, const char* what) {
+    if (n > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, what);
+  };
+  part(c.converged, "converged");
+  part(c.budget_reached, "budget reached");
+  part(c.diverged, "diverged");
+  part(c.planned - c.converged - c.budget_reached - c.diverged, "missing");
+  return fmt::format("{} runs, {}", c.planned, out.empty() ? "none" : out);
 }
 
 namespace {
@@ -126,6 +146,24 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
                      "experiment: claim '" + spec.claim + "' is not one of " + claim_kind_names());
   }
   kind->judge(spec, cells, out);
+  for (Claim& c : out.claims) {
+    for (const RunRow& row : out.rows) {
+      if (!in_group(row, c.group_labels)) continue;
+      ++c.runs.planned;
+      if (!row.status) continue;
+      switch (*row.status) {
+        case numeric::RunStatus::kConverged:
+          ++c.runs.converged;
+          break;
+        case numeric::RunStatus::kBudgetReached:
+          ++c.runs.budget_reached;
+          break;
+        case numeric::RunStatus::kDiverged:
+          ++c.runs.diverged;
+          break;
+      }
+    }
+  }
   if (!spec.confront.empty()) {
     const theorems::Entry* entry = engine.catalogue().find(spec.confront);
     if (entry == nullptr) {

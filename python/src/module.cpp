@@ -901,6 +901,12 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
       d["verdict"] = experiments::to_text(c.verdict);
       d["why"] = c.why;
       d["cross_check"] = c.cross_check;
+      py::dict runs;
+      runs["planned"] = c.runs.planned;
+      runs["converged"] = c.runs.converged;
+      runs["budget_reached"] = c.runs.budget_reached;
+      runs["diverged"] = c.runs.diverged;
+      d["runs"] = runs;
       claims.append(d);
     }
     py::dict d;

@@ -142,7 +142,21 @@ std::string prose_latex(const std::string& text) {
       i = j;
       continue;
     }
-    if (text[i] == '~') {
+    // A command in backticks: typewriter, its options' "--" kept two dashes (not an en dash).
+    if (text[i] == '`') {
+      const std::size_t close = text.find('`', i + 1);
+      if (close != std::string::npos) {
+        std::string code;
+        for (const char c : text.substr(i + 1, close - i - 1))
+          code += c == '-' ? std::string("-{}") : latex_escape(std::string(1, c));
+        out += "\\texttt{" + code + "}";
+        i = close + 1;
+        continue;
+      }
+    }
+    if (text.compare(i, 2, "--") == 0) {
+      out += "-{}";
+    } else if (text[i] == '~') {
       out += "$\\sim$";
     } else if (text.compare(i, 2, "<=") == 0 || text.compare(i, 2, ">=") == 0) {
       out += text[i] == '<' ? "$\\le$" : "$\\ge$";
@@ -232,8 +246,9 @@ std::string claims_table_latex(const ExperimentResult& r) {
       ">{\\raggedright\\arraybackslash}p{0.22\\textwidth}}\n"
       "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
-    out += fmt::format("{} & {} & {} & \\textbf{{{}}}: {}{} \\\\\n", prose_latex(c.group),
-                       prose_latex(c.prediction), prose_latex(c.measured), to_text(c.verdict),
+    out += fmt::format("{} & {} & {} ({}) & \\textbf{{{}}}: {}{} \\\\\n", prose_latex(c.group),
+                       prose_latex(c.prediction), prose_latex(c.measured),
+                       prose_latex(to_text(c.runs)), to_text(c.verdict),
                        prose_latex(c.why),
                        c.cross_check.empty()
                            ? ""
@@ -507,12 +522,16 @@ std::string results_csv(const std::vector<ExperimentResult>& results) {
 }
 
 std::string claims_csv(const std::vector<ExperimentResult>& results) {
-  std::string out = "experiment,profile,group,predicted,measured,verdict,why,cross_check\n";
+  std::string out =
+      "experiment,profile,group,predicted,measured,verdict,why,cross_check,runs,converged,"
+      "budget_reached,diverged\n";
   for (const ExperimentResult& r : results) {
     for (const Claim& c : r.claims) {
-      out += fmt::format("{},{},{},{},{},{},{},{}\n", r.name, r.profile, csv_field(c.group),
-                         csv_field(c.prediction), csv_field(c.measured), to_text(c.verdict),
-                         csv_field(c.why), csv_field(c.cross_check));
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.name, r.profile,
+                         csv_field(c.group), csv_field(c.prediction), csv_field(c.measured),
+                         to_text(c.verdict), csv_field(c.why), csv_field(c.cross_check),
+                         c.runs.planned, c.runs.converged, c.runs.budget_reached,
+                         c.runs.diverged);
     }
   }
   return out;

@@ -17,8 +17,9 @@ std::string verification_text(const ExperimentResult& r) {
   std::string out =
       fmt::format("{} ({}, profile {}): {}\n", r.name, r.claim_kind, r.profile, r.title);
   for (const Claim& c : r.claims) {
-    out += fmt::format("  [{}] {}\n    predicted: {}\n    measured:  {}\n    why:       {}\n",
-                       to_text(c.verdict), c.group, c.prediction, c.measured, c.why);
+    out += fmt::format(
+        "  [{}] {}\n    predicted: {}\n    measured:  {}\n    status:    {}\n    why:       {}\n",
+        to_text(c.verdict), c.group, c.prediction, c.measured, to_text(c.runs), c.why);
     if (!c.cross_check.empty()) out += "    BUT:       " + c.cross_check + "\n";
   }
   if (!r.reported.empty()) {

@@ -158,6 +158,11 @@ BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_n
   for (const ex::Claim& c : unconverged.claims) {
     BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("not converged at this budget") == 0u, c.why);
+    // What the verdict rests on, counted: the group's 2 architectures x 3 seeds.
+    BOOST_TEST(c.runs.planned == 6);
+    BOOST_TEST(c.runs.converged == 3);
+    BOOST_TEST(c.runs.budget_reached == 3);
+    BOOST_TEST(ex::to_text(c.runs) == "6 runs, 3 converged, 3 budget reached");
   }
   BOOST_TEST(unconverged.curves.size() == 6u);  // their learning curves go to the report
   // The efficient side unconverged does not matter when it is the low one.
@@ -171,6 +176,7 @@ BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_n
   for (const ex::Claim& c : ex::verify(s, "quick", two, engine).claims) {
     BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("too few seeds") == 0u, c.why);
+    BOOST_TEST(ex::to_text(c.runs) == "6 runs, 4 converged, 2 missing");
   }
 }
 

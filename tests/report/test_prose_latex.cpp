@@ -26,4 +26,11 @@ BOOST_AUTO_TEST_CASE(everything_else_is_escaped_text) {
   BOOST_TEST(rp::prose_latex("see docs/experiments.md") == "see docs/\\allowbreak{}experiments.md");
 }
 
+BOOST_AUTO_TEST_CASE(commands_are_typewriter_and_keep_their_double_dashes) {
+  // TeX makes "--" an en dash: a command copied from the PDF would not run.
+  BOOST_TEST(rp::prose_latex("(run `infoflow sweep x.toml --profile paper_plateau`)") ==
+             "(run \\texttt{infoflow sweep x.toml -{}-{}profile paper\\_plateau})");
+  BOOST_TEST(rp::prose_latex("a -- b, an `unclosed one") == "a -{}- b, an `unclosed one");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -70,6 +70,16 @@ namespace infoflow::experiments {
 enum class Agreement { kAgrees, kDisagrees, kInconclusive };
 std::string to_text(Agreement a);
 
+/// A claim's runs by status: what its verdict rests on.
+struct RunCounts {
+  long planned = 0;  ///< runs of the profile in the claim's group
+  long converged = 0;
+  long budget_reached = 0;
+  long diverged = 0;
+};
+/// "9 runs, 9 converged", "27 runs, 20 converged, 4 budget reached, 3 missing".
+std::string to_text(const RunCounts& c);
+
 struct Claim {
   std::string group;       ///< "D = 3", "heads (1), E = 16"
   /// The labels the group fixes ({D: 3}; empty: every run), what cross_check() matches on.
@@ -80,6 +90,7 @@ struct Claim {
   std::string why;
   /// Where another profile's results (the shipped full ones) give another verdict: said so.
   std::string cross_check;
+  RunCounts runs;  ///< of the group, by status
 };
 
 /// The validation curve of a run that did not converge, for the report's figure.
@@ -115,6 +126,8 @@ struct RunRow {
 };
 /// "missing", or the recorded status: converged | budget_reached | diverged.
 std::string status_text(const RunRow& row);
+/// Whether a run belongs to the group `labels` (a claim's group_labels; empty: every run).
+bool in_group(const RunRow& row, const std::map<std::string, std::string>& labels);
 
 /// What an architecture is said or measured to be; kUndecided comes with its reason.
 enum class Efficiency { kEfficient, kNotEfficient, kUndecided };
