@@ -751,7 +751,18 @@ class Compiler {
     Deps d = leftovers(factors, bound);
     d.quantities.insert(last);
     if (!last_at.empty()) d.indices.insert(last_at);
+    outer_indices_of_body(body_deps, bound, d);
     return d;
+  }
+
+  /// A selection's body read at the selected token may also read an index bound further out
+  /// (`max(s) max(t by dot(a, x[t])) dot(x[t], x[s])`): the value depends on that index too, so
+  /// whatever reduces over it must wait for the selection (the key alone does not say so).
+  static void outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound,
+                                    Deps& d) {
+    for (const std::string& i : body_deps.indices) {
+      if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
+    }
   }
 
   Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
@@ -813,6 +824,7 @@ class Compiler {
     Deps d = leftovers(factors, bound);
     d.quantities.insert(previous);
     if (!at.empty()) d.indices.insert(at);
+    outer_indices_of_body(body_deps, bound, d);
     return d;
   }
 
