@@ -793,6 +793,32 @@ class Compiler {
     needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
     const std::string at = message.empty() ? "" : *message.begin();
     const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+    // Identical k-th largests (same rank, score up to renaming the indices, inputs) are one
+    // chain, as identical retrievals are one action: kth(2, t) y + kth(2, s) y needs one.
+    std::map<std::string, std::string> rename{{v, "#v"}};
+    if (!at.empty()) rename.emplace(at, "#u");
+    std::vector<std::string> keys;
+    for (const Factor* f : used) keys.push_back(f->key(rename));
+    std::sort(keys.begin(), keys.end());
+    std::string chain_key = fmt::format("kth|{}|{}|{}|{}", k, at.empty() ? "g" : "t",
+                                        selection ? "by" : "", fmt::join(keys, ";"));
+    for (const int need : needs) chain_key += "|" + std::to_string(need);
+    if (const auto same = merged_chains_.find(chain_key); same != merged_chains_.end()) {
+      const Ranked& earlier = p_.ranked[same->second];
+      std::vector<std::string> names;
+      for (const int step : earlier.steps)
+        names.push_back(p_.quantities[static_cast<std::size_t>(step)].name);
+      c.order = at.empty() ? 1 : 2;
+      c.elimination = fmt::format("{} -> {} (k = {} masked maxima, the chain of {})", v,
+                                  fmt::join(names, ", "), k, earlier.text);
+      p_.comparisons.push_back(c);
+      Deps d = leftovers(factors, bound);
+      d.quantities.insert(earlier.steps.back());
+      if (!at.empty()) d.indices.insert(at);
+      outer_indices_of_body(body_deps, bound, d);
+      return d;
+    }
+    merged_chains_.emplace(chain_key, p_.ranked.size());
     Ranked r;
     r.rank = k;
     r.text = c.text;
@@ -1007,6 +1033,7 @@ class Compiler {
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
   Program p_;
   std::map<std::string, int> merged_;
+  std::map<std::string, std::size_t> merged_chains_;  // a k-th largest's chain: its Ranked
   int positions_ = -1;
   std::vector<std::string> position_names_;
 };
