@@ -268,7 +268,8 @@ class Compiler {
   Compiler(const targets::Formula& f, const targets::Bindings& b) : formula_(f), bindings_(b) {}
 
   Program run() {
-    const Deps top = expr(formula_.root(), {});
+    root_ = flatten(formula_.root());
+    const Deps top = expr(root_, {});
     for (const int q : top.quantities) p_.outputs.push_back(q);
     if (positions_ >= 0) {
       Quantity& pq = p_.quantities[static_cast<std::size_t>(positions_)];
@@ -746,6 +747,8 @@ class Compiler {
     }
     c.order = static_cast<int>(e.widest) + 1;
     c.elimination = fmt::format("{}", fmt::join(steps, "; "));
+    if (const auto it = flattened_.find(c.text); it != flattened_.end())
+      c.elimination += " (written " + it->second + ": nested reductions of one kind are one, E1)";
     p_.comparisons.push_back(c);
     // What is left (terms over outer indices only, and the messages) makes the value.
     Deps d = leftovers(factors, bound);
@@ -1028,8 +1031,36 @@ class Compiler {
     return (a == x && is_parameter(b)) || (b == x && is_parameter(a));
   }
 
+  /// E1: a maximum over s of a maximum over t is one maximum over (s, t) (likewise for min),
+  /// constraints included (max(s) max(t < s) is max(t < s) over both), so that elimination
+  /// sees every index at once: written nested, max(s) max(t) max(u) (<x_s, x_t> + <x_t, x_u>)
+  /// was compiled inner reduction first, one layer per level, where the chain needs two. Only
+  /// where no selection, no range and no more indices than the exhaustive search tries.
+  Node flatten(const Node& n) {  // NOLINT(misc-no-recursion)
+    Node out = n;
+    for (Node& a : out.args) a = flatten(a);
+    const auto plain = [](const Node& r) {
+      return r.kind == K::kReduce && !r.has_key() &&
+             (r.op == targets::ReduceOp::kMax || r.op == targets::ReduceOp::kMin) &&
+             std::none_of(r.binders.begin(), r.binders.end(),
+                          [](const targets::Binder& b) { return b.has_range; });
+    };
+    if (!plain(out) || !plain(out.args[0]) || out.args[0].op != out.op ||
+        out.binders.size() + out.args[0].binders.size() > kExhaustiveIndices)
+      return out;
+    Node inner = std::move(out.args[0]);
+    out.binders.insert(out.binders.end(), inner.binders.begin(), inner.binders.end());
+    out.constraints.insert(out.constraints.end(), inner.constraints.begin(),
+                           inner.constraints.end());
+    out.args[0] = std::move(inner.args[0]);
+    flattened_[targets::to_text(out)] = targets::to_text(n);
+    return out;
+  }
+
   const targets::Formula& formula_;
   const targets::Bindings& bindings_;
+  Node root_;
+  std::map<std::string, std::string> flattened_;  // a flattened reduction: as written
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
   Program p_;
   std::map<std::string, int> merged_;
