@@ -346,6 +346,21 @@ BOOST_AUTO_TEST_CASE(the_value_tests_do_not_hang_on_one_draw_scale_length_or_ran
   BOOST_TEST(target("max(t) (c * c + 0 * dot(a, x[t]))").program->constants.size() == 1u);
 }
 
+// E4 and E5 compare values with their spread, not their root mean square: an offset of 1e12
+// made max(t) dot(a, x[t]) + 1e12 a constant (no action) and hid a tie's order dependence.
+BOOST_AUTO_TEST_CASE(an_offset_hides_no_variation) {
+  const th::Target shifted = target("max(t) (dot(a, x[t]) + 1000000000000)");
+  BOOST_TEST(shifted.program->constants.empty());
+  BOOST_TEST(verdict(shifted, arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("max(t by c) dot(b, x[t]) + 1000000000000"), arch({1})) ==
+             "not computable");
+  // Rounding alone is no witness: a permuted sum under the offset keeps its value.
+  BOOST_TEST(verdict(target("max(t by dot(a, x[t])) dot(b, x[t]) + sum(s) dot(b, x[s]) + "
+                            "1000000000000000000"),
+                     arch({2})) == "efficient");
+  BOOST_TEST(target("max(t) (dot(a, x[t]) * 0 + 1000000000000)").program->constants.size() == 1u);
+}
+
 // A plan that reads positions for a value that permutations leave unchanged (a vanishing
 // term): without positions no rule covers it, said as undecided, never a cost.
 BOOST_AUTO_TEST_CASE(a_position_read_by_a_vanishing_term_is_undecided_without_positions) {

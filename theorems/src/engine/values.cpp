@@ -42,9 +42,13 @@ constexpr long kConstantDraws = 128;
 constexpr double kLogScaleSpread = 3;
 /// Index tuples the test may visit in all (a deep nesting gets fewer draws).
 constexpr double kTupleBudget = 4e6;
-/// Relative to the values' root mean square: a permuted sum differs from the sum in its last
-/// bits, and a target's units (sqnorm(x[1]) / 1e12) must not decide.
+/// Two values differ by more than this fraction of the values' spread (their standard
+/// deviation), plus kRounding of their root mean square: a target's units (sqnorm(x[1]) / 1e12)
+/// must not decide, nor an offset (max(t) dot(a, x[t]) + 1e12, whose spread is 1e-12 of its
+/// root mean square, was once a constant at 1e-9 of the latter), and a permuted sum differs from
+/// the sum in its last bits (about 1e-16 of the root mean square a rounding).
 constexpr double kTolerance = 1e-9;
+constexpr double kRounding = 1e-12;
 
 long largest_offset(const Node& n) {
   long out = std::abs(n.offset);
@@ -75,20 +79,32 @@ double tuples_per_evaluation(const Node& n, double tokens) {
   return std::pow(tokens, static_cast<double>(n.binders.size())) * std::max(inside, 1.0);
 }
 
-double root_mean_square(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+/// How far apart two of a set of values must be to differ (kTolerance, kRounding).
+double tolerance(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   double sum = 0;
+  double squares = 0;
   long n = 0;
   for (const Eigen::VectorXd* v : {&a, &b}) {
     for (const double y : *v) {
-      if (std::isfinite(y)) sum += y * y, ++n;
+      if (std::isfinite(y)) sum += y, squares += y * y, ++n;
     }
   }
-  return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+  if (n == 0) return 0;
+  const double mean = sum / static_cast<double>(n);
+  const double rms = std::sqrt(squares / static_cast<double>(n));
+  double deviations = 0;
+  for (const Eigen::VectorXd* v : {&a, &b}) {
+    for (const double y : *v) {
+      if (std::isfinite(y)) deviations += (y - mean) * (y - mean);
+    }
+  }
+  const double spread = std::sqrt(deviations / static_cast<double>(n));
+  return kTolerance * spread + kRounding * rms;
 }
 
-bool differ(double a, double b, double scale) {
+bool differ(double a, double b, double tolerance) {
   if (!std::isfinite(a) || !std::isfinite(b)) return false;  // a NaN witnesses nothing
-  return std::abs(a - b) > kTolerance * scale;
+  return std::abs(a - b) > tolerance;
 }
 
 /// Fills `x` (d x (n T)) with N(0, 1) tokens and, if given, `permuted` with each sequence's
@@ -145,9 +161,9 @@ bool permutation_changes(const targets::Formula& formula, const targets::Binding
     Eigen::VectorXd z(n);
     f(x, y);
     f(permuted, z);
-    const double scale = root_mean_square(y, z);
+    const double tol = tolerance(y, z);
     for (long i = 0; i < n; ++i) {
-      if (differ(y(i), z(i), scale)) return true;
+      if (differ(y(i), z(i), tol)) return true;
     }
   }
   return false;
@@ -191,9 +207,9 @@ std::optional<double> constant_value(const targets::Formula& formula,
         x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
       Eigen::VectorXd y(n);
       f(x, y);
-      const double scale = root_mean_square(y, y);
+      const double tol = tolerance(y, y);
       for (long i = 0; i < n; ++i) {
-        if (!std::isfinite(y(i)) || differ(y(0), y(i), scale)) return std::nullopt;
+        if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) return std::nullopt;
       }
       if (!value) value = y(0);  // a constant may depend on the parameters (max(t) c is c)
     }
