@@ -250,7 +250,7 @@ struct Factor {
       if (!constraint->strict_order && b < a) std::swap(a, b);
       return (constraint->strict_order ? "lt(" : "ne(") + a + "," + b + ")";
     }
-    return "q" + std::to_string(message) + "(" + named(message_at) + ")";
+    return (scale.empty() ? "+" : scale) + "q" + std::to_string(message) + "(" + named(message_at) + ")";
   }
 };
 
@@ -716,8 +716,17 @@ class Compiler {
       q.needs.assign(needs.begin(), needs.end());
       q.needs_ffn = !scores_from_raw_tokens(used, v, at, n.has_key());
       const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+      // The minimum of -y is at the token of the maximum of y: one action (max(t) y - min(t) (-y)
+      // is 2 max(t) y). A minimum is keyed as the maximum of its negated terms and messages; its
+      // own message is then the negated value of the quantity.
+      const bool negated = std::string(op) == "min";
+      if (negated) {
+        for (std::string& k : keys) {
+          if (k.front() == '+' || k.front() == '-') k.front() = k.front() == '-' ? '+' : '-';
+        }
+      }
       std::sort(keys.begin(), keys.end());
-      std::string key = fmt::format("ret|{}|{}|{}", op, at.empty() ? "g" : "t", fmt::join(keys, ";"));
+      std::string key = fmt::format("ret|max|{}|{}", at.empty() ? "g" : "t", fmt::join(keys, ";"));
       for (const int need : needs) key += "|" + std::to_string(need);
       const int id = add(q, key);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
@@ -740,6 +749,7 @@ class Compiler {
       m.text = label;
       m.message = id;
       m.message_at = at;
+      m.scale = negated ? "-" : "+";
       kept.push_back(m);
       factors = std::move(kept);
       last = id;
