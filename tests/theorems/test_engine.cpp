@@ -313,6 +313,11 @@ BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
                      arch({1})) == "efficient");
   // A threshold rarely crossed at unit scale is no constant either.
   BOOST_TEST(target("max(t) relu(dot(a, x[t]) - 3)").program->constants.empty());
+  // The whole target too: two reductions that cancel leave no comparison and no action.
+  const th::Target cancel = target("max(t) dot(a, x[t]) - max(s) dot(a, x[s])");
+  BOOST_TEST(cancel.program->quantities.empty());
+  BOOST_TEST(cancel.program->comparisons.empty());
+  BOOST_TEST(cancel.program->constants.size() == 1u);
   // The closest pair varies: no constant.
   const th::Target pair = target("min(s != t) sqnorm(x[s] - x[t])");
   BOOST_TEST(pair.program->constants.empty());

@@ -269,6 +269,17 @@ class Compiler {
 
   Program run() {
     root_ = flatten(formula_.root());
+    // E5 for the whole target too: reductions that cancel (max(t) y - max(s) y) or a term that
+    // vanishes (dot(x[1], x[2]) * 0) leave a constant, which no action computes.
+    if (root_.kind != K::kReduce) {
+      if (const std::optional<double> value = closed_constant(root_)) {
+        p_.constants.push_back(fmt::format(
+            "the target {} takes one value on every random sequence ({} for one draw of its "
+            "parameters): no action",
+            targets::to_text(formula_.root()), targets::number_text(*value)));
+        return std::move(p_);
+      }
+    }
     const Deps top = expr(root_, {});
     for (const int q : top.quantities) p_.outputs.push_back(q);
     if (positions_ >= 0) {
