@@ -366,6 +366,18 @@ BOOST_AUTO_TEST_CASE(an_offset_hides_no_variation) {
   BOOST_TEST(target("max(t) (dot(a, x[t]) * 0 + 1000000000000)").program->constants.size() == 1u);
 }
 
+// The values' squares once overflowed at 1e200 (an infinite tolerance: every target a
+// constant); at 1e-200 they underflow (a zero tolerance, where a rounding would be a witness).
+BOOST_AUTO_TEST_CASE(a_huge_or_tiny_scale_hides_no_variation) {
+  const std::string huge = "1" + std::string(200, '0');
+  const std::string tiny = "0." + std::string(200, '0') + "1";
+  BOOST_TEST(target("max(t) (" + huge + " * dot(a, x[t]))").program->constants.empty());
+  BOOST_TEST(verdict(target("max(t by c) (" + huge + " * dot(b, x[t]))"), arch({1})) ==
+             "not computable");
+  BOOST_TEST(verdict(target("max(t by c) (" + tiny + " * dot(b, x[t]))"), arch({1})) ==
+             "not computable");
+}
+
 // A plan that reads positions for a value that permutations leave unchanged (a vanishing
 // term): without positions no rule covers it, said as undecided, never a cost.
 BOOST_AUTO_TEST_CASE(a_position_read_by_a_vanishing_term_is_undecided_without_positions) {

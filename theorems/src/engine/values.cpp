@@ -81,25 +81,33 @@ double tuples_per_evaluation(const Node& n, double tokens) {
 
 /// How far apart two of a set of values must be to differ (kTolerance, kRounding).
 double tolerance(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  // In units of the largest value, so that no square overflows (1e200 * dot(a, x[t]) squared
+  // was infinite, and every value within an infinite tolerance of the others: a constant).
+  double largest = 0;
+  for (const Eigen::VectorXd* v : {&a, &b}) {
+    for (const double y : *v) {
+      if (std::isfinite(y)) largest = std::max(largest, std::abs(y));
+    }
+  }
+  if (largest == 0) return 0;
   double sum = 0;
   double squares = 0;
   long n = 0;
   for (const Eigen::VectorXd* v : {&a, &b}) {
     for (const double y : *v) {
-      if (std::isfinite(y)) sum += y, squares += y * y, ++n;
+      if (std::isfinite(y)) sum += y / largest, squares += (y / largest) * (y / largest), ++n;
     }
   }
-  if (n == 0) return 0;
   const double mean = sum / static_cast<double>(n);
   const double rms = std::sqrt(squares / static_cast<double>(n));
   double deviations = 0;
   for (const Eigen::VectorXd* v : {&a, &b}) {
     for (const double y : *v) {
-      if (std::isfinite(y)) deviations += (y - mean) * (y - mean);
+      if (std::isfinite(y)) deviations += (y / largest - mean) * (y / largest - mean);
     }
   }
   const double spread = std::sqrt(deviations / static_cast<double>(n));
-  return kTolerance * spread + kRounding * rms;
+  return largest * (kTolerance * spread + kRounding * rms);
 }
 
 bool differ(double a, double b, double tolerance) {
