@@ -499,7 +499,8 @@ class Compiler {
     std::set<std::string> inner = scope;
     inner.insert(bound.begin(), bound.end());
     const Node& body = n.args[0];
-    const Node& objective = n.has_key() ? n.args[1] : body;
+    const Node& written = n.has_key() ? n.args[1] : body;
+    const Node& objective = monotone_argument(n, written);
     std::vector<Term> terms;
     additive_terms(objective, Term{}, terms, made_);
     std::vector<Factor> factors;
@@ -553,11 +554,39 @@ class Compiler {
                          fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
                                      tokens->second - excluded));
       }
-      if (k >= 2) return ranked(bound, factors, body_deps, k, n.has_key(), c);
+      if (k >= 2)
+        return noted(ranked(bound, factors, body_deps, k, n.has_key(), c), n, written, objective);
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
-    return extremum(n, bound, factors, body_deps, c);
+    return noted(extremum(n, bound, factors, body_deps, c), n, written, objective);
+  }
+
+  /// Says in the comparison just made that its objective was read through a monotone function.
+  Deps noted(Deps d, const Node& reduction, const Node& written, const Node& objective) {
+    if (&written != &objective && !p_.comparisons.empty() &&
+        p_.comparisons.back().text == targets::to_text(reduction)) {
+      std::vector<std::string> names;
+      for (const Node* at = &written; at != &objective; at = &at->args[0]) names.push_back(at->name);
+      p_.comparisons.back().elimination +=
+          fmt::format(" ({} non-decreasing: the extremum of {}, R1)", fmt::join(names, ", "),
+                      targets::to_text(objective));
+    }
+    return d;
+  }
+
+  /// An extremum of a non-decreasing function of a score is that function of the score's
+  /// extremum, at the same tuple (R1's monotone rewrite, applied before the score is split into
+  /// terms): max(s, t) exp(dot(a, x[s]) + dot(b, x[t])) is exp of two independent maxima, not one
+  /// coupled pair (the engine once said (1,1,1), nothing on two layers). In a selection only
+  /// strictly increasing ones (relu's flat part ties; see scores_from_raw_tokens()).
+  static const Node& monotone_argument(const Node& n, const Node& objective) {
+    if (n.op == targets::ReduceOp::kSum) return objective;
+    const Node* at = &objective;
+    while (at->kind == K::kCall && at->args.size() == 1 &&
+           (at->name == "exp" || at->name == "tanh" || (at->name == "relu" && !n.has_key())))
+      at = &at->args[0];
+    return *at;
   }
 
   /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
