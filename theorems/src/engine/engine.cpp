@@ -181,14 +181,15 @@ std::string rule_of(Action a) {
 }
 
 Target::Target(std::string name_, targets::Formula formula_, targets::Bindings bindings_,
-               std::string family_, bool is_family_)
+               std::string family_, bool is_family_, long token_dim_)
     : name(std::move(name_)),
       formula(std::move(formula_)),
       bindings(std::move(bindings_)),
       family(std::move(family_)),
-      is_family(is_family_) {
+      is_family(is_family_),
+      token_dim(token_dim_) {
   try {
-    program = std::make_shared<const Program>(compile(formula, bindings));
+    program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
   } catch (const InputError& e) {
     throw InputError("target " + name + ": " + e.message() +
                      (e.where().column > 0 ? fmt::format(" (column {})", e.where().column) : ""));
@@ -581,7 +582,7 @@ Condition Engine::condition(const Target& target, const std::string& name,
       targets::Bindings b = target.bindings;
       b[name] = value;
       it = by_value.emplace(value, Target(target.name, target.formula, b, target.family,
-                                          target.is_family)).first;
+                                          target.is_family, target.token_dim)).first;
     }
     Architecture a = base;
     if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);
@@ -758,7 +759,8 @@ void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& ta
 }
 
 Target to_target(const targets::TargetSpec& spec) {
-  return Target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family);
+  return Target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family,
+                spec.token_dim);
 }
 
 Architecture architecture_for(const targets::TargetSpec& spec, long embedding, long head_dim,

@@ -265,7 +265,8 @@ struct Deps {
 
 class Compiler {
  public:
-  Compiler(const targets::Formula& f, const targets::Bindings& b) : formula_(f), bindings_(b) {}
+  Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim)
+      : formula_(f), bindings_(b), token_dim_(token_dim) {}
 
   Program run() {
     root_ = flatten(formula_.root());
@@ -480,7 +481,8 @@ class Compiler {
   /// is allowed).
   std::optional<double> closed_constant(const Node& n) const {
     try {
-      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_);
+      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_,
+                                    token_dim_);
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
     }
@@ -1109,6 +1111,7 @@ class Compiler {
 
   const targets::Formula& formula_;
   const targets::Bindings& bindings_;
+  long token_dim_ = 0;  // the target's d, if known: E4 and E5 try it too
   Node root_;
   std::map<std::string, std::string> flattened_;  // a flattened reduction: as written
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
@@ -1128,10 +1131,12 @@ bool has_selection(const Node& n) {
 /// whether they do (a symmetric body under s < t, whatever its syntax, does not), and find what
 /// no construct shows: a selection (`by`) whose key ties takes the first tuple in token order.
 /// Where the formula cannot be evaluated, the constructs stand.
-void decide_order(const targets::Formula& formula, const targets::Bindings& bindings, Program& p) {
+void decide_order(const targets::Formula& formula, const targets::Bindings& bindings,
+                  long token_dim, Program& p) {
   // Reductions over all tokens with no selection: no permutation changes their values.
   if (!formula.reads_positions() && !has_selection(formula.root())) return;
-  const std::optional<bool> changes = detail::changes_when_tokens_permuted(formula, bindings);
+  const std::optional<bool> changes =
+      detail::changes_when_tokens_permuted(formula, bindings, token_dim);
   if (!changes) return;
   if (!*changes) {
     p.order_dependent.clear();
@@ -1179,9 +1184,10 @@ std::string Program::elimination_text() const {
   return out;
 }
 
-Program compile(const targets::Formula& formula, const targets::Bindings& bindings) {
-  Program p = Compiler(formula, bindings).run();
-  decide_order(formula, bindings, p);
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings,
+                long token_dim) {
+  Program p = Compiler(formula, bindings, token_dim).run();
+  decide_order(formula, bindings, token_dim, p);
   return p;
 }
 

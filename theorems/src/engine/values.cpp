@@ -147,18 +147,22 @@ long draws_within_budget(const targets::Formula& formula, long tokens, long want
   return std::clamp(static_cast<long>(kTupleBudget / per_draw), 1L, wanted);
 }
 
-/// The evaluator of parameter draw `seed` (its token dimension cycles through kTokenDims).
+/// The evaluator of parameter draw `seed`: its token dimension cycles through kTokenDims and
+/// the target's own d (`token_dim`, 0 if not known).
 targets::Evaluator evaluator(const targets::Formula& formula, targets::Bindings bindings,
-                             long tokens, std::uint64_t seed) {
+                             long tokens, std::uint64_t seed, long token_dim) {
   bindings["T"] = tokens;
-  return {formula, bindings, kTokenDims[seed % std::size(kTokenDims)], seed};
+  std::vector<long> dims(std::begin(kTokenDims), std::end(kTokenDims));
+  if (token_dim > 0 && std::find(dims.begin(), dims.end(), token_dim) == dims.end())
+    dims.push_back(token_dim);
+  return {formula, bindings, dims[seed % dims.size()], seed};
 }
 
 /// Whether permuting the tokens of `draws` random sequences of length `tokens` changes a value,
 /// for the parameters of `seed`.
 bool permutation_changes(const targets::Formula& formula, const targets::Bindings& bindings,
-                         long tokens, long draws, std::uint64_t seed) {
-  const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
+                         long tokens, long draws, std::uint64_t seed, long token_dim) {
+  const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
   Rng rng(seed);
   for (long done = 0; done < draws; done += kBatch) {
     const long n = std::min(kBatch, draws - done);
@@ -180,7 +184,8 @@ bool permutation_changes(const targets::Formula& formula, const targets::Binding
 }  // namespace
 
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
-                                                 const targets::Bindings& bindings) {
+                                                 const targets::Bindings& bindings,
+                                                 long token_dim) {
   const long short_length = tokens_for(formula, bindings);
   try {
     for (const long tokens : {short_length, kLongerBy * short_length}) {
@@ -188,7 +193,8 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
       const long per_seed =
           draws_within_budget(formula, tokens, kDraws / 2 / static_cast<long>(kParameterSeeds));
       for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-        if (permutation_changes(formula, bindings, tokens, per_seed, seed)) return true;
+        if (permutation_changes(formula, bindings, tokens, per_seed, seed, token_dim))
+          return true;
       }
     }
     return false;
@@ -198,14 +204,14 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
 }
 
 std::optional<double> constant_value(const targets::Formula& formula,
-                                     const targets::Bindings& bindings) {
+                                     const targets::Bindings& bindings, long token_dim) {
   const long tokens = tokens_for(formula, bindings);
   const long n = draws_within_budget(formula, tokens, kConstantDraws);
   if (n < 2) return std::nullopt;
   try {
     std::optional<double> value;
     for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
+      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
       Rng rng(seed);
       Eigen::MatrixXd x(f.token_dim(), n * tokens);
       draw(rng, tokens, x, nullptr);

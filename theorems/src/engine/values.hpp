@@ -15,14 +15,17 @@ namespace infoflow::theorems::detail {
 /// lengths, several draws of the parameters and d) with a random permutation each: true when one changes (a witness), false when none does; nullopt when the formula
 /// cannot be evaluated (a named integer with no value, an empty reduction, a rank above the
 /// count of tuples).
+/// `token_dim`, the target's d when it is known (0: not), is tried beside d = 4, 2 and 8: a key
+/// that ties only at d = 1 (sqnorm(x[t]) - dot(a, x[t])^2) must be found for a target of d = 1.
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
-                                                 const targets::Bindings& bindings);
+                                                 const targets::Bindings& bindings,
+                                                 long token_dim = 0);
 
 /// The value the formula takes on every one of a few random sequences (at random scales), for
 /// each of several draws of the parameters and d, when it takes one (the first draw's value: it
 /// may depend on the parameters); nullopt when it varies or cannot be evaluated.
 std::optional<double> constant_value(const targets::Formula& formula,
-                                     const targets::Bindings& bindings);
+                                     const targets::Bindings& bindings, long token_dim = 0);
 
 }  // namespace infoflow::theorems::detail
 

@@ -89,7 +89,8 @@ struct Program {
 
 /// Compiles a formula whose named integers other than T have values in `bindings`. Throws
 /// InputError (with the column) for a range or rank with no value.
-Program compile(const targets::Formula& formula, const targets::Bindings& bindings);
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings,
+                long token_dim = 0);
 
 }  // namespace infoflow::theorems
 
