@@ -561,7 +561,7 @@ class Compiler {
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
-    return noted(extremum(n, bound, factors, body_deps, c), n, written, objective);
+    return noted(extremum(n, bound, factors, body_deps, scope, c), n, written, objective);
   }
 
   /// Says in the comparison just made that its objective was read through a monotone function.
@@ -635,6 +635,99 @@ class Compiler {
     c.order = 1;
     c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y): two maxima of a linear score)", v,
                                 names[0], names[1]);
+    p_.comparisons.push_back(c);
+    return d;
+  }
+
+  /// The extremum over (r, s, t, ...) of a product of factors that split the indices into
+  /// independent groups (f(r) g(s, t): no factor, constraint or selection joins r to s or t):
+  /// the product is multilinear in the groups' values, which vary independently, so its
+  /// extremum is at a vertex, each group's product at its maximum or its minimum. Each group is
+  /// a reduction of its own, max and min (over one index: two retrievals; over a pair: E2); the
+  /// readout's FFN takes the best of the products (as |y| = max(y, -y)). Tried only where
+  /// elimination is blocked: over two indices the rank-one query-key product (R1) needs fewer
+  /// heads.
+  std::optional<Deps> separable_product(const Node& n, const std::vector<std::string>& bound,
+                                        const std::vector<Factor>& factors,
+                                        const std::set<std::string>& scope, Comparison& c) {
+    if (n.has_key() || !n.constraints.empty()) return std::nullopt;
+    const Factor* term = nullptr;
+    for (const Factor& f : factors) {
+      if (std::none_of(bound.begin(), bound.end(),
+                       [&](const std::string& b) { return f.indices.count(b) != 0; }))
+        continue;
+      if (term != nullptr || f.term == nullptr) return std::nullopt;
+      term = &f;
+    }
+    if (term == nullptr || !term->quantities.empty() || term->indices.size() != bound.size())
+      return std::nullopt;
+    // The product's factors; constants (no index) are set aside: their sign is read at the
+    // vertices.
+    std::vector<const Node*> parts;
+    std::function<void(const Node&)> flatten_product = [&](const Node& m) {
+      if (m.kind == K::kMul) {
+        flatten_product(m.args[0]);
+        flatten_product(m.args[1]);
+      } else {
+        parts.push_back(&m);
+      }
+    };
+    flatten_product(*term->term);
+    // Groups: factors joined by a shared index (a few factors: merge until stable).
+    std::vector<std::pair<std::set<std::string>, std::vector<const Node*>>> groups;
+    for (const Node* part : parts) {
+      const Deps d = expr(*part, {});
+      if (d.indices.empty()) continue;
+      groups.push_back({d.indices, {part}});
+    }
+    for (bool merged = true; merged;) {
+      merged = false;
+      for (std::size_t i = 0; i < groups.size() && !merged; ++i) {
+        for (std::size_t j = i + 1; j < groups.size() && !merged; ++j) {
+          const auto& a = groups[i].first;
+          const auto& b = groups[j].first;
+          if (std::none_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) != 0; }))
+            continue;
+          groups[i].first.insert(b.begin(), b.end());
+          groups[i].second.insert(groups[i].second.end(), groups[j].second.begin(),
+                                  groups[j].second.end());
+          groups.erase(groups.begin() + static_cast<long>(j));
+          merged = true;
+        }
+      }
+    }
+    if (groups.size() < 2) return std::nullopt;
+    Deps d = leftovers(factors, bound);
+    std::vector<std::string> parts_text;
+    int order = 1;
+    for (const auto& [indices, members] : groups) {
+      Node product = *members.front();
+      for (std::size_t i = 1; i < members.size(); ++i) {
+        Node m;
+        m.kind = K::kMul;
+        m.args = {std::move(product), *members[i]};
+        product = std::move(m);
+      }
+      for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
+        Node r = n;
+        r.op = op;
+        r.binders.clear();
+        for (const targets::Binder& b : n.binders) {
+          if (indices.count(b.name) != 0) r.binders.push_back(b);
+        }
+        r.args = {product};
+        const std::size_t before = p_.comparisons.size();
+        d.add(token_reduction(r, scope));
+        for (std::size_t i = before; i < p_.comparisons.size(); ++i)
+          order = std::max(order, p_.comparisons[i].order);
+        parts_text.push_back(targets::to_text(r));
+      }
+    }
+    c.order = order;
+    c.elimination = fmt::format(
+        "its factors split the indices into independent groups, so its extremum is at a vertex: "
+        "{} (a product of each group's maximum or minimum)",
+        fmt::join(parts_text, ", "));
     p_.comparisons.push_back(c);
     return d;
   }
@@ -716,10 +809,12 @@ class Compiler {
   }
 
   Deps extremum(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
-                const Deps& body_deps, Comparison& c) {
+                const Deps& body_deps, const std::set<std::string>& scope, Comparison& c) {
     const Elimination e = best_order(factors, bound);
     const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
     if (e.widest >= 2) {
+      if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c))
+        return *split;
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
                                  "over {} indices", e.widest),
