@@ -732,6 +732,45 @@ class Compiler {
     return d;
   }
 
+  /// The maximum of |E| (or of E^2) is the larger of max E and -min E (squared): two
+  /// reductions of E, each compiled on its own (E's terms may then be eliminated one index at a
+  /// time, where |E| couples them all: max(r, s, t) abs(f(r) + g(s) + h(t)) was once blocked,
+  /// super-polynomial). Tried only where elimination is blocked, like separable_product(). The
+  /// minimum of |E| is no such combination.
+  std::optional<Deps> absolute_split(const Node& n, const std::vector<Factor>& factors,
+                                     const std::set<std::string>& scope, Comparison& c) {
+    if (n.op != targets::ReduceOp::kMax || n.has_key()) return std::nullopt;
+    const auto scoring = std::count_if(factors.begin(), factors.end(),
+                                       [](const Factor& f) { return f.constraint == nullptr; });
+    if (scoring != 1) return std::nullopt;
+    const Factor& only = *std::find_if(factors.begin(), factors.end(),
+                                       [](const Factor& f) { return f.constraint == nullptr; });
+    if (only.term == nullptr || only.scale != "+|") return std::nullopt;
+    const Node& t = *only.term;
+    const bool absolute = t.kind == K::kCall && t.name == "abs" && t.args.size() == 1;
+    const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
+    if (!absolute && !square) return std::nullopt;
+    Deps d;
+    std::vector<std::string> parts;
+    for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
+      Node r = n;
+      r.op = op;
+      r.args = {t.args[0]};
+      d.add(token_reduction(r, scope));
+      parts.push_back(targets::to_text(r));
+    }
+    int order = 1;
+    for (const Comparison& other : p_.comparisons) {
+      if (std::find(parts.begin(), parts.end(), other.text) != parts.end())
+        order = std::max(order, other.order);
+    }
+    c.order = order;
+    c.elimination = fmt::format("{} is the larger of {} and -{}{}", absolute ? "|E|" : "E^2",
+                                parts[0], parts[1], absolute ? "" : ", squared");
+    p_.comparisons.push_back(c);
+    return d;
+  }
+
   /// Leftover factors (over no bound index) pass through to the value.
   static Deps leftovers(const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
     Deps d;
@@ -815,6 +854,7 @@ class Compiler {
     if (e.widest >= 2) {
       if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c))
         return *split;
+      if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
                                  "over {} indices", e.widest),
