@@ -732,6 +732,61 @@ class Compiler {
     return d;
   }
 
+  /// The index groups of a product term whose factors split its indices (f(r) g(s) h(t): three
+  /// groups); one group when they do not.
+  std::vector<std::set<std::string>> product_groups(const Node& term) {
+    std::vector<const Node*> parts;
+    std::function<void(const Node&)> flatten_product = [&](const Node& m) {
+      if (m.kind == K::kMul) {
+        flatten_product(m.args[0]);
+        flatten_product(m.args[1]);
+      } else {
+        parts.push_back(&m);
+      }
+    };
+    flatten_product(term);
+    std::vector<std::set<std::string>> groups;
+    for (const Node* part : parts) {
+      std::set<std::string> indices = expr(*part, {}).indices;
+      if (indices.empty()) continue;
+      for (auto it = groups.begin(); it != groups.end();) {
+        if (std::any_of(it->begin(), it->end(), [&](const std::string& x) { return indices.count(x) != 0; })) {
+          indices.insert(it->begin(), it->end());
+          it = groups.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      groups.push_back(indices);
+    }
+    return groups;
+  }
+
+  /// Whether the blocking goes away when each product term splitting into independent groups
+  /// is read as one factor a group: then the comparison is not a coupling of three indices but
+  /// a product no rule combines with the other terms (undecided, not super-polynomial).
+  bool blocked_only_by_products(const std::vector<Factor>& factors,
+                                const std::vector<std::string>& bound) {
+    std::vector<Factor> relaxed;
+    bool split = false;
+    for (const Factor& f : factors) {
+      if (f.term != nullptr && f.quantities.empty() && f.indices.size() >= 2) {
+        const std::vector<std::set<std::string>> groups = product_groups(*f.term);
+        if (groups.size() >= 2) {
+          split = true;
+          for (const std::set<std::string>& g : groups) {
+            Factor part;
+            part.indices = g;
+            relaxed.push_back(part);
+          }
+          continue;
+        }
+      }
+      relaxed.push_back(f);
+    }
+    return split && best_order(relaxed, bound).widest < 2;
+  }
+
   /// The maximum of |E| (or of E^2) is the larger of max E and -min E (squared): two
   /// reductions of E, each compiled on its own (E's terms may then be eliminated one index at a
   /// time, where |E| couples them all: max(r, s, t) abs(f(r) + g(s) + h(t)) was once blocked,
@@ -855,6 +910,12 @@ class Compiler {
       if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c))
         return *split;
       if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
+      if (blocked_only_by_products(factors, bound)) {
+        outside("'" + c.text + "': a product of factors over independent groups of indices, "
+                "beside other terms, is what couples the indices; its extremum is at a vertex of "
+                "the groups, which no rule of the framework combines with the other terms: read "
+                "as undecided, not as a blocked comparison");
+      }
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
                                  "over {} indices", e.widest),
