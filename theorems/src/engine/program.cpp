@@ -3,6 +3,7 @@
 #include "infoflow/theorems/program.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -569,7 +570,8 @@ class Compiler {
     if (&written != &objective && !p_.comparisons.empty() &&
         p_.comparisons.back().text == targets::to_text(reduction)) {
       std::vector<std::string> names;
-      for (const Node* at = &written; at != &objective; at = &at->args[0]) names.push_back(at->name);
+      for (const Node* at = &written; at != &objective; at = &at->args[0])
+        names.push_back(at->kind == K::kPow ? "an odd power" : at->name);
       p_.comparisons.back().elimination +=
           fmt::format(" ({} non-decreasing: the extremum of {}, R1)", fmt::join(names, ", "),
                       targets::to_text(objective));
@@ -584,9 +586,15 @@ class Compiler {
   /// strictly increasing ones (relu's flat part ties; see scores_from_raw_tokens()).
   static const Node& monotone_argument(const Node& n, const Node& objective) {
     if (n.op == targets::ReduceOp::kSum) return objective;
+    const auto odd_power = [](const Node& m) {  // u^3, u^5: strictly increasing
+      return m.kind == K::kPow && m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
+             m.args[1].number == std::floor(m.args[1].number) &&
+             static_cast<long>(m.args[1].number) % 2 == 1;
+    };
     const Node* at = &objective;
-    while (at->kind == K::kCall && at->args.size() == 1 &&
-           (at->name == "exp" || at->name == "tanh" || (at->name == "relu" && !n.has_key())))
+    while ((at->kind == K::kCall && at->args.size() == 1 &&
+            (at->name == "exp" || at->name == "tanh" || (at->name == "relu" && !n.has_key()))) ||
+           odd_power(*at))
       at = &at->args[0];
     return *at;
   }
@@ -618,23 +626,29 @@ class Compiler {
     if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty() ||
         targets::to_text(n.args[0]) != term->text)
       return std::nullopt;
-    const std::vector<std::string> inner = call_arguments(term->text, "abs");
-    if (inner.size() != 1 || !linear_in_tokens(inner.front(), v)) return std::nullopt;
-    const std::string key = "ret|max|g|" + term->key({{v, "#v"}});
+    // |L| or L^2 (= |L|^2): L the one argument.
+    const Node& t = *term->term;
+    const bool absolute = t.kind == K::kCall && t.name == "abs" && t.args.size() == 1;
+    const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
+    if (!absolute && !square) return std::nullopt;
+    const std::string inner = targets::to_text(t.args[0]);
+    if (!linear_in_tokens(inner, v)) return std::nullopt;
+    // Keyed as the retrievals of max L and min L elsewhere (one action with them).
+    const std::string plain = canonical(t.args[0], {{v, "#v"}});
     std::vector<std::string> names;
     Deps d = leftovers(factors, bound);
     for (const char* sign : {"", "-"}) {
-      const int id = add(Quantity{}, key + "|" + sign);
+      const int id = add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       if (made.what.empty())
         made.what = fmt::format("{} = the token maximising {}{} over {}", made.name, sign,
-                                inner.front(), v);
+                                inner, v);
       names.push_back(made.name);
       d.quantities.insert(id);
     }
     c.order = 1;
-    c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y): two maxima of a linear score)", v,
-                                names[0], names[1]);
+    c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y){}: two maxima of a linear score)",
+                                v, names[0], names[1], square ? ", y^2 = |y|^2" : "");
     p_.comparisons.push_back(c);
     return d;
   }
