@@ -392,6 +392,23 @@ BOOST_AUTO_TEST_CASE(the_targets_own_token_dimension_is_tried) {
   BOOST_TEST(verdict(one, a) == "efficient");
 }
 
+// E3: a `!=` that never binds is dropped, tried on random sequences of 2 and 3 tokens too: on
+// long Gaussian sequences the closest-to-negative pair of min(s != t) dot(x[s], x[t]) is never
+// on the diagonal, on two tokens it often is (x[1] short and near x[2]): Theorem 1's target
+// keeps its constraint.
+BOOST_AUTO_TEST_CASE(a_constraint_is_dropped_only_where_it_never_binds) {
+  const th::Target drop = target("max(s != t) (dot(a, x[s]) - dot(a, x[t]))");
+  BOOST_TEST_REQUIRE(drop.program->comparisons.size() == 1u);
+  BOOST_TEST(drop.program->comparisons[0].text == "max(s, t) (dot(a, x[s]) - dot(a, x[t]))");
+  BOOST_TEST(verdict(drop, arch({2})) == "efficient");
+  for (const char* f : {"min(s != t) dot(x[s], x[t])", "max(s != t) (dot(a, x[s]) + dot(a, x[t]))",
+                        "min(s != t) sqnorm(x[s] - x[t])"}) {
+    const th::Target keep = target(f);
+    BOOST_TEST_REQUIRE(keep.program->comparisons.size() == 1u);
+    BOOST_TEST(keep.program->comparisons[0].text == f);
+  }
+}
+
 // A plan that reads positions for a value that permutations leave unchanged (a vanishing
 // term): without positions no rule covers it, said as undecided, never a cost.
 BOOST_AUTO_TEST_CASE(a_position_read_by_a_vanishing_term_is_undecided_without_positions) {

@@ -490,6 +490,7 @@ class Compiler {
   }
 
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
+    if (std::optional<Node> free = without_idle_constraints(n)) return token_reduction(*free, scope);
     if (const std::optional<double> value = closed_constant(n)) {
       p_.constants.push_back(
           fmt::format("{} takes one value on every random sequence ({} for one draw of its "
@@ -597,6 +598,35 @@ class Compiler {
            odd_power(*at))
       at = &at->args[0];
     return *at;
+  }
+
+  /// E3: a closed extremum under `!=` constraints that takes the same values without them (the
+  /// constraints never bind: max(s != t) (y_s - y_t) is at distinct tokens anyway, the maximum
+  /// and the minimum of y) is compiled without them; they would couple indices that are free
+  /// (the engine once said exponential in T on (2) for it). Tried on random sequences, as E4.
+  std::optional<Node> without_idle_constraints(const Node& n) {
+    if (n.constraints.empty() || n.has_key() || n.op == targets::ReduceOp::kSum ||
+        n.op == targets::ReduceOp::kKth ||
+        std::any_of(n.constraints.begin(), n.constraints.end(),
+                    [](const targets::IndexConstraint& c) { return c.strict_order; }) ||
+        std::any_of(n.binders.begin(), n.binders.end(),
+                    [](const targets::Binder& b) { return b.has_range; }))
+      return std::nullopt;
+    Node free = n;
+    free.constraints.clear();
+    for (targets::Binder& b : free.binders) b.from_chain = false;
+    const std::string written = targets::to_text(n);
+    const std::string unconstrained = targets::to_text(free);
+    try {
+      if (!detail::same_values(targets::Formula::parse(written),
+                               targets::Formula::parse(unconstrained), bindings_, token_dim_))
+        return std::nullopt;
+    } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
+      return std::nullopt;
+    }
+    notes_[unconstrained] = " (written " + written +
+                            ": the constraints never bind on random sequences, E3)";
+    return free;
   }
 
   /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
@@ -1009,8 +1039,7 @@ class Compiler {
     }
     c.order = static_cast<int>(e.widest) + 1;
     c.elimination = fmt::format("{}", fmt::join(steps, "; "));
-    if (const auto it = flattened_.find(c.text); it != flattened_.end())
-      c.elimination += " (written " + it->second + ": nested reductions of one kind are one, E1)";
+    if (const auto it = notes_.find(c.text); it != notes_.end()) c.elimination += it->second;
     p_.comparisons.push_back(c);
     // What is left (terms over outer indices only, and the messages) makes the value.
     Deps d = leftovers(factors, bound);
@@ -1315,7 +1344,8 @@ class Compiler {
     out.constraints.insert(out.constraints.end(), inner.constraints.begin(),
                            inner.constraints.end());
     out.args[0] = std::move(inner.args[0]);
-    flattened_[targets::to_text(out)] = targets::to_text(n);
+    notes_[targets::to_text(out)] =
+        " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)";
     return out;
   }
 
@@ -1323,7 +1353,7 @@ class Compiler {
   const targets::Bindings& bindings_;
   long token_dim_ = 0;  // the target's d, if known: E4 and E5 try it too
   Node root_;
-  std::map<std::string, std::string> flattened_;  // a flattened reduction: as written
+  std::map<std::string, std::string> notes_;  // a rewritten reduction: how it was written
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
   Program p_;
   std::map<std::string, int> merged_;

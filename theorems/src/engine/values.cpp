@@ -203,6 +203,44 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
   }
 }
 
+bool same_values(const targets::Formula& a, const targets::Formula& b,
+                 const targets::Bindings& bindings, long token_dim) {
+  const long short_length = std::max(tokens_for(a, bindings), tokens_for(b, bindings));
+  try {
+    // Two and three tokens too: a constraint that rarely binds on long random sequences binds
+    // on short ones (min(s != t) dot(x[s], x[t]) is on the diagonal when x[1] is short and near
+    // x[2]), and the rewrite must hold on every sequence, not on typical ones. (Longer ones give
+    // the diagonal fewer chances still.)
+    for (const long tokens : {2L, 3L, short_length}) {
+      const long per_seed = std::min(
+          draws_within_budget(a, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)),
+          draws_within_budget(b, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)));
+      for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+        const targets::Evaluator fa = evaluator(a, bindings, tokens, seed, token_dim);
+        const targets::Evaluator fb = evaluator(b, bindings, tokens, seed, token_dim);
+        Rng rng(seed);
+        for (long done = 0; done < per_seed; done += kBatch) {
+          const long n = std::min(kBatch, per_seed - done);
+          Eigen::MatrixXd x(fa.token_dim(), n * tokens);
+          draw(rng, tokens, x, nullptr);
+          Eigen::VectorXd y(n);
+          Eigen::VectorXd z(n);
+          fa(x, y);
+          fb(x, z);
+          const double tol = tolerance(y, z);
+          for (long i = 0; i < n; ++i) {
+            if (!std::isfinite(y(i)) || !std::isfinite(z(i)) || differ(y(i), z(i), tol))
+              return false;
+          }
+        }
+      }
+    }
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim) {
   const long tokens = tokens_for(formula, bindings);

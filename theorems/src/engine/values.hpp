@@ -24,6 +24,13 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
 /// The value the formula takes on every one of a few random sequences (at random scales), for
 /// each of several draws of the parameters and d, when it takes one (the first draw's value: it
 /// may depend on the parameters); nullopt when it varies or cannot be evaluated.
+/// Whether `a` and `b` take the same values on the same random sequences (at 2 and 3 tokens and
+/// E4's shorter length, its draws of the parameters and d); false when either cannot be
+/// evaluated. A constraint that never binds (max(s != t) (y_s - y_t): the maximum is at
+/// distinct tokens anyway) leaves the values unchanged.
+bool same_values(const targets::Formula& a, const targets::Formula& b,
+                 const targets::Bindings& bindings, long token_dim = 0);
+
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim = 0);
 
