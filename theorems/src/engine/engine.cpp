@@ -581,8 +581,10 @@ Condition Engine::condition(const Target& target, const std::string& name,
     if (it == by_value.end()) {
       targets::Bindings b = target.bindings;
       b[name] = value;
-      it = by_value.emplace(value, Target(target.name, target.formula, b, target.family,
-                                          target.is_family, target.token_dim)).first;
+      it = by_value
+               .emplace(value, Target(target.name, target.formula, b, target.family,
+                                      target.is_family, target.token_dim))
+               .first;
     }
     Architecture a = base;
     if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);

@@ -251,7 +251,8 @@ struct Factor {
       if (!constraint->strict_order && b < a) std::swap(a, b);
       return (constraint->strict_order ? "lt(" : "ne(") + a + "," + b + ")";
     }
-    return (scale.empty() ? "+" : scale) + "q" + std::to_string(message) + "(" + named(message_at) + ")";
+    return (scale.empty() ? "+" : scale) + "q" + std::to_string(message) + "(" + named(message_at) +
+           ")";
   }
 };
 
@@ -490,7 +491,8 @@ class Compiler {
   }
 
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
-    if (std::optional<Node> free = without_idle_constraints(n)) return token_reduction(*free, scope);
+    if (std::optional<Node> free = without_idle_constraints(n))
+      return token_reduction(*free, scope);
     if (const std::optional<double> value = closed_constant(n)) {
       p_.constants.push_back(
           fmt::format("{} takes one value on every random sequence ({} for one draw of its "
@@ -624,8 +626,8 @@ class Compiler {
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
     }
-    notes_[unconstrained] = " (written " + written +
-                            ": the constraints never bind on random sequences, E3)";
+    notes_[unconstrained] =
+        " (written " + written + ": the constraints never bind on random sequences, E3)";
     return free;
   }
 
@@ -671,8 +673,8 @@ class Compiler {
       const int id = add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       if (made.what.empty())
-        made.what = fmt::format("{} = the token maximising {}{} over {}", made.name, sign,
-                                inner, v);
+        made.what =
+            fmt::format("{} = the token maximising {}{} over {}", made.name, sign, inner, v);
       names.push_back(made.name);
       d.quantities.insert(id);
     }
@@ -681,6 +683,15 @@ class Compiler {
                                 v, names[0], names[1], square ? ", y^2 = |y|^2" : "");
     p_.comparisons.push_back(c);
     return d;
+  }
+
+  /// The factors of a product u * v * ... (the node itself when it is none).
+  static std::vector<const Node*> product_parts(const Node& n) {  // NOLINT(misc-no-recursion)
+    if (n.kind != K::kMul) return {&n};
+    std::vector<const Node*> out = product_parts(n.args[0]);
+    const std::vector<const Node*> right = product_parts(n.args[1]);
+    out.insert(out.end(), right.begin(), right.end());
+    return out;
   }
 
   /// The extremum over (r, s, t, ...) of a product of factors that split the indices into
@@ -707,16 +718,7 @@ class Compiler {
       return std::nullopt;
     // The product's factors; constants (no index) are set aside: their sign is read at the
     // vertices.
-    std::vector<const Node*> parts;
-    std::function<void(const Node&)> flatten_product = [&](const Node& m) {
-      if (m.kind == K::kMul) {
-        flatten_product(m.args[0]);
-        flatten_product(m.args[1]);
-      } else {
-        parts.push_back(&m);
-      }
-    };
-    flatten_product(*term->term);
+    const std::vector<const Node*> parts = product_parts(*term->term);
     // Groups: factors joined by a shared index (a few factors: merge until stable).
     std::vector<std::pair<std::set<std::string>, std::vector<const Node*>>> groups;
     for (const Node* part : parts) {
@@ -730,7 +732,8 @@ class Compiler {
         for (std::size_t j = i + 1; j < groups.size() && !merged; ++j) {
           const auto& a = groups[i].first;
           const auto& b = groups[j].first;
-          if (std::none_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) != 0; }))
+          if (std::none_of(a.begin(), a.end(),
+                           [&](const std::string& x) { return b.count(x) != 0; }))
             continue;
           groups[i].first.insert(b.begin(), b.end());
           groups[i].second.insert(groups[i].second.end(), groups[j].second.begin(),
@@ -779,22 +782,13 @@ class Compiler {
   /// The index groups of a product term whose factors split its indices (f(r) g(s) h(t): three
   /// groups); one group when they do not.
   std::vector<std::set<std::string>> product_groups(const Node& term) {
-    std::vector<const Node*> parts;
-    std::function<void(const Node&)> flatten_product = [&](const Node& m) {
-      if (m.kind == K::kMul) {
-        flatten_product(m.args[0]);
-        flatten_product(m.args[1]);
-      } else {
-        parts.push_back(&m);
-      }
-    };
-    flatten_product(term);
     std::vector<std::set<std::string>> groups;
-    for (const Node* part : parts) {
+    for (const Node* part : product_parts(term)) {
       std::set<std::string> indices = expr(*part, {}).indices;
       if (indices.empty()) continue;
       for (auto it = groups.begin(); it != groups.end();) {
-        if (std::any_of(it->begin(), it->end(), [&](const std::string& x) { return indices.count(x) != 0; })) {
+        if (std::any_of(it->begin(), it->end(),
+                        [&](const std::string& x) { return indices.count(x) != 0; })) {
           indices.insert(it->begin(), it->end());
           it = groups.erase(it);
         } else {
@@ -951,11 +945,11 @@ class Compiler {
     const Elimination e = best_order(factors, bound);
     const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
     if (e.widest >= 2) {
-      if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c))
-        return *split;
+      if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
       if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
       if (blocked_only_by_products(factors, bound)) {
-        outside("'" + c.text + "': a product of factors over independent groups of indices, "
+        outside("'" + c.text +
+                "': a product of factors over independent groups of indices, "
                 "beside other terms, is what couples the indices; its extremum is at a vertex of "
                 "the groups, which no rule of the framework combines with the other terms: read "
                 "as undecided, not as a blocked comparison");

@@ -193,8 +193,7 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
       const long per_seed =
           draws_within_budget(formula, tokens, kDraws / 2 / static_cast<long>(kParameterSeeds));
       for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-        if (permutation_changes(formula, bindings, tokens, per_seed, seed, token_dim))
-          return true;
+        if (permutation_changes(formula, bindings, tokens, per_seed, seed, token_dim)) return true;
       }
     }
     return false;
@@ -212,9 +211,9 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
     // x[2]), and the rewrite must hold on every sequence, not on typical ones. (Longer ones give
     // the diagonal fewer chances still.)
     for (const long tokens : {2L, 3L, short_length}) {
-      const long per_seed = std::min(
-          draws_within_budget(a, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)),
-          draws_within_budget(b, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)));
+      const long per_seed =
+          std::min(draws_within_budget(a, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)),
+                   draws_within_budget(b, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)));
       for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
         const targets::Evaluator fa = evaluator(a, bindings, tokens, seed, token_dim);
         const targets::Evaluator fb = evaluator(b, bindings, tokens, seed, token_dim);

@@ -12,11 +12,11 @@
 namespace infoflow::theorems::detail {
 
 /// Whether permuting the tokens changes the target's value, tried on random sequences (at two
-/// lengths, several draws of the parameters and d) with a random permutation each: true when one changes (a witness), false when none does; nullopt when the formula
-/// cannot be evaluated (a named integer with no value, an empty reduction, a rank above the
-/// count of tuples).
-/// `token_dim`, the target's d when it is known (0: not), is tried beside d = 4, 2 and 8: a key
-/// that ties only at d = 1 (sqnorm(x[t]) - dot(a, x[t])^2) must be found for a target of d = 1.
+/// lengths, several draws of the parameters and d) with a random permutation each: true when one
+/// changes (a witness), false when none does; nullopt when the formula cannot be evaluated (a named
+/// integer with no value, an empty reduction, a rank above the count of tuples). `token_dim`, the
+/// target's d when it is known (0: not), is tried beside d = 4, 2 and 8: a key that ties only at d
+/// = 1 (sqnorm(x[t]) - dot(a, x[t])^2) must be found for a target of d = 1.
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
                                                  const targets::Bindings& bindings,
                                                  long token_dim = 0);
