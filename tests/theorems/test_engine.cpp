@@ -262,6 +262,14 @@ BOOST_AUTO_TEST_CASE(the_T_th_largest_is_the_minimum) {
   BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])"), arch({1})) == "efficient");
   BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])", {{"T", 8}}), arch({1})) == "efficient");
   BOOST_TEST(verdict(target("kth(T, t by dot(a, x[t])) dot(b, x[t])"), arch({1})) == "efficient");
+  // A rank set equal to T is held fixed as T grows (the k-th largest, no efficient
+  // architecture), but at the set T it is the minimum: the comparison says so.
+  const th::Target last = target("kth(k, t) dot(a, x[t])", {{"k", 8}, {"T", 8}});
+  BOOST_TEST_REQUIRE(last.program->comparisons.size() == 1u);
+  BOOST_TEST(last.program->comparisons[0].elimination.find("rank 8 of 8 is the minimum") !=
+             std::string::npos);
+  const th::Target second = target("kth(k, t) dot(a, x[t])", {{"k", 7}, {"T", 8}});
+  BOOST_TEST(second.program->comparisons[0].elimination.find("2nd smallest") != std::string::npos);
   // Over pairs it is no minimum of one index: still no rule.
   BOOST_TEST(verdict(target("kth(T, s != t) dot(x[s], x[t])", {{"T", 8}}), arch({2, 2})) ==
              "outside the framework");

@@ -560,8 +560,31 @@ class Compiler {
                          fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
                                      tokens->second - excluded));
       }
-      if (k >= 2)
-        return noted(ranked(bound, factors, body_deps, k, n.has_key(), c), n, written, objective);
+      if (k >= 2) {
+        Deps d = noted(ranked(bound, factors, body_deps, k, n.has_key(), c), n, written, objective);
+        // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
+        // bottom (k = T is the minimum), which a reader comparing with training must be told.
+        if (const auto tokens = bindings_.find("T");
+            tokens != bindings_.end() && n.binders.size() == 1 && !p_.comparisons.empty() &&
+            p_.comparisons.back().text == c.text) {
+          const long candidates = tokens->second - excluded;
+          if (2 * k > candidates + 1) {
+            const long from_bottom = candidates - k + 1;
+            p_.comparisons.back().elimination += fmt::format(
+                " (at the set T = {}, rank {} of {} is the {}; the plan is for k = {} fixed as T "
+                "grows)",
+                tokens->second, k, candidates,
+                from_bottom == 1 ? std::string("minimum")
+                                 : fmt::format("{}{} smallest", from_bottom,
+                                               from_bottom % 100 / 10 == 1 ? "th"
+                                               : from_bottom % 10 == 2     ? "nd"
+                                               : from_bottom % 10 == 3     ? "rd"
+                                                                           : "th"),
+                k);
+          }
+        }
+        return d;
+      }
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
