@@ -294,6 +294,16 @@ class Compiler {
       p_.order = std::max(p_.order, c.order);
       p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
     }
+    // Said in the tree, compared nowhere (no order, not in the comparison number).
+    for (const std::string& text : idle_) {
+      Comparison c;
+      c.text = text;
+      c.order = 0;
+      c.elimination =
+          "the body reads none of the selected indices: its value, whichever tuple "
+          "the key selects (no action)";
+      p_.comparisons.push_back(c);
+    }
     return std::move(p_);
   }
 
@@ -1347,6 +1357,14 @@ class Compiler {
   Node flatten(const Node& n) {  // NOLINT(misc-no-recursion)
     Node out = n;
     for (Node& a : out.args) a = flatten(a);
+    // A selection whose body reads none of its indices is its body, whichever tuple the key
+    // selects (max(t by bilinear(A, x[s], x[t])) dot(a, x[s]) is dot(a, x[s])): no action.
+    if (out.kind == K::kReduce && out.has_key() &&
+        std::none_of(out.binders.begin(), out.binders.end(),
+                     [&](const targets::Binder& b) { return names_index(out.args[0], b.name); })) {
+      idle_.push_back(targets::to_text(n));
+      return out.args[0];
+    }
     const auto plain = [](const Node& r) {
       return r.kind == K::kReduce && !r.has_key() &&
              (r.op == targets::ReduceOp::kMax || r.op == targets::ReduceOp::kMin) &&
@@ -1366,9 +1384,22 @@ class Compiler {
     return out;
   }
 
+  /// Whether `n` reads the index `name` (a subscript, an offset from it, a constraint on it).
+  static bool names_index(const Node& n, const std::string& name) {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.index == name) return true;
+    if (n.kind == K::kReduce && std::any_of(n.constraints.begin(), n.constraints.end(),
+                                            [&](const targets::IndexConstraint& c) {
+                                              return c.left == name || c.right == name;
+                                            }))
+      return true;
+    return std::any_of(n.args.begin(), n.args.end(),
+                       [&](const Node& a) { return names_index(a, name); });
+  }
+
   const targets::Formula& formula_;
   const targets::Bindings& bindings_;
-  long token_dim_ = 0;  // the target's d, if known: E4 and E5 try it too
+  std::vector<std::string> idle_;  // selections whose body reads none of their indices
+  long token_dim_ = 0;             // the target's d, if known: E4 and E5 try it too
   Node root_;
   std::map<std::string, std::string> notes_;  // a rewritten reduction: how it was written
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
