@@ -190,6 +190,10 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
       token_dim(token_dim_) {
   try {
     program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
+    if (targets::to_text(formula.root()).find(" * ") != std::string::npos) {  // a product
+      auto split = std::make_shared<const Program>(compile(formula, bindings, token_dim, true));
+      if (split->elimination_text() != program->elimination_text()) alternative = std::move(split);
+    }
   } catch (const InputError& e) {
     throw InputError("target " + name + ": " + e.message() +
                      (e.where().column > 0 ? fmt::format(" (column {})", e.where().column) : ""));
@@ -425,7 +429,22 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
 
 Plan Engine::plan(const Target& target, const Architecture& arch) {
   arch.validate();
-  const Program& program = *target.program;
+  Plan best = plan_program(*target.program, arch);
+  // The alternative reading (products of independent factors split at their vertices, E1) where
+  // the first finds no efficient plan: max(s, t) (dot(a, x[s]) * dot(b, x[t])) is a rank-one
+  // query-key product on (1,1) and four retrievals on (4).
+  if (target.alternative && best.verdict != Verdict::kEfficient) {
+    Plan other = plan_program(*target.alternative, arch);
+    if (other.verdict == Verdict::kEfficient) {
+      other.dominant += " (with each product of independent factors read at its vertices: " +
+                        target.alternative->elimination_text() + ")";
+      best = std::move(other);
+    }
+  }
+  return best;
+}
+
+Plan Engine::plan_program(const Program& program, const Architecture& arch) {
   Plan p;
   p.architecture = arch;
   if (program.outside) {
@@ -498,10 +517,16 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   out.max_heads = max_heads;
   Architecture a = base;
   if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
-  const Program& program = *target.program;
-  const bool plannable =
-      !program.outside && !program.blocked() &&
-      ((program.order_dependent.empty() && !program.reads_positions()) || base.positional);
+  const auto can_plan = [&](const Program& program) {
+    return !program.outside && !program.blocked() &&
+           ((program.order_dependent.empty() && !program.reads_positions()) || base.positional);
+  };
+  // The programs tried in turn (plan() takes the alternative where the first is not efficient).
+  std::vector<const Program*> programs;
+  if (can_plan(*target.program)) programs.push_back(target.program.get());
+  if (target.alternative && can_plan(*target.alternative))
+    programs.push_back(target.alternative.get());
+  const bool plannable = !programs.empty();
   // Prices per layer for the deepest architecture searched (n is fixed, so they agree).
   Architecture deepest = a;
   deepest.heads.assign(static_cast<std::size_t>(max_layers), 1);
@@ -533,8 +558,11 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
         } else if (std::none_of(not_efficient.begin(), not_efficient.end(),
                                 [&](const auto& e) { return dominates(e, heads); })) {
           a.heads = heads;
-          const detail::PlacementResult r = detail::place(program, a, prices, true);
-          is_efficient = r.best && r.best->cost.slope == 0;
+          for (const Program* program : programs) {
+            const detail::PlacementResult r = detail::place(*program, a, prices, true);
+            is_efficient = r.best && r.best->cost.slope == 0;
+            if (is_efficient) break;
+          }
           (is_efficient ? efficient : not_efficient).push_back(heads);
         }
       }

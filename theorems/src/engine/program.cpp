@@ -267,8 +267,9 @@ struct Deps {
 
 class Compiler {
  public:
-  Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim)
-      : formula_(f), bindings_(b), token_dim_(token_dim) {}
+  Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim,
+           bool split_products)
+      : formula_(f), bindings_(b), token_dim_(token_dim), split_products_(split_products) {}
 
   Program run() {
     root_ = flatten(formula_.root());
@@ -977,6 +978,9 @@ class Compiler {
                 const Deps& body_deps, const std::set<std::string>& scope, Comparison& c) {
     const Elimination e = best_order(factors, bound);
     const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
+    if (split_products_ && e.widest < 2 && bound.size() >= 2) {
+      if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
+    }
     if (e.widest >= 2) {
       if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
       if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
@@ -1400,6 +1404,7 @@ class Compiler {
   const targets::Bindings& bindings_;
   std::vector<std::string> idle_;  // selections whose body reads none of their indices
   long token_dim_ = 0;             // the target's d, if known: E4 and E5 try it too
+  bool split_products_ = false;    // every separable product at its vertices (the alternative)
   Node root_;
   std::map<std::string, std::string> notes_;  // a rewritten reduction: how it was written
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
@@ -1472,9 +1477,9 @@ std::string Program::elimination_text() const {
   return out;
 }
 
-Program compile(const targets::Formula& formula, const targets::Bindings& bindings,
-                long token_dim) {
-  Program p = Compiler(formula, bindings, token_dim).run();
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim,
+                bool split_products) {
+  Program p = Compiler(formula, bindings, token_dim, split_products).run();
   decide_order(formula, bindings, token_dim, p);
   return p;
 }
