@@ -262,6 +262,14 @@ BOOST_AUTO_TEST_CASE(the_T_th_largest_is_the_minimum) {
   BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])"), arch({1})) == "efficient");
   BOOST_TEST(verdict(target("kth(T, t) dot(a, x[t])", {{"T", 8}}), arch({1})) == "efficient");
   BOOST_TEST(verdict(target("kth(T, t by dot(a, x[t])) dot(b, x[t])"), arch({1})) == "efficient");
+  // A rank set equal to T is held fixed as T grows (the k-th largest, no efficient
+  // architecture), but at the set T it is the minimum: the comparison says so.
+  const th::Target last = target("kth(k, t) dot(a, x[t])", {{"k", 8}, {"T", 8}});
+  BOOST_TEST_REQUIRE(last.program->comparisons.size() == 1u);
+  BOOST_TEST(last.program->comparisons[0].elimination.find("rank 8 of 8 is the minimum") !=
+             std::string::npos);
+  const th::Target second = target("kth(k, t) dot(a, x[t])", {{"k", 7}, {"T", 8}});
+  BOOST_TEST(second.program->comparisons[0].elimination.find("2nd smallest") != std::string::npos);
   // Over pairs it is no minimum of one index: still no rule.
   BOOST_TEST(verdict(target("kth(T, s != t) dot(x[s], x[t])", {{"T", 8}}), arch({2, 2})) ==
              "outside the framework");
@@ -313,6 +321,11 @@ BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
                      arch({1})) == "efficient");
   // A threshold rarely crossed at unit scale is no constant either.
   BOOST_TEST(target("max(t) relu(dot(a, x[t]) - 3)").program->constants.empty());
+  // The whole target too: two reductions that cancel leave no comparison and no action.
+  const th::Target cancel = target("max(t) dot(a, x[t]) - max(s) dot(a, x[s])");
+  BOOST_TEST(cancel.program->quantities.empty());
+  BOOST_TEST(cancel.program->comparisons.empty());
+  BOOST_TEST(cancel.program->constants.size() == 1u);
   // The closest pair varies: no constant.
   const th::Target pair = target("min(s != t) sqnorm(x[s] - x[t])");
   BOOST_TEST(pair.program->constants.empty());
@@ -344,6 +357,64 @@ BOOST_AUTO_TEST_CASE(the_value_tests_do_not_hang_on_one_draw_scale_length_or_ran
              "efficient");
   // A constant that depends on the parameters is still a constant.
   BOOST_TEST(target("max(t) (c * c + 0 * dot(a, x[t]))").program->constants.size() == 1u);
+}
+
+// E4 and E5 compare values with their spread, not their root mean square: an offset of 1e12
+// made max(t) dot(a, x[t]) + 1e12 a constant (no action) and hid a tie's order dependence.
+BOOST_AUTO_TEST_CASE(an_offset_hides_no_variation) {
+  const th::Target shifted = target("max(t) (dot(a, x[t]) + 1000000000000)");
+  BOOST_TEST(shifted.program->constants.empty());
+  BOOST_TEST(verdict(shifted, arch({1})) == "efficient");
+  BOOST_TEST(verdict(target("max(t by c) dot(b, x[t]) + 1000000000000"), arch({1})) ==
+             "not computable");
+  // Rounding alone is no witness: a permuted sum under the offset keeps its value.
+  BOOST_TEST(verdict(target("max(t by dot(a, x[t])) dot(b, x[t]) + sum(s) dot(b, x[s]) + "
+                            "1000000000000000000"),
+                     arch({2})) == "efficient");
+  BOOST_TEST(target("max(t) (dot(a, x[t]) * 0 + 1000000000000)").program->constants.size() == 1u);
+}
+
+// The values' squares once overflowed at 1e200 (an infinite tolerance: every target a
+// constant); at 1e-200 they underflow (a zero tolerance, where a rounding would be a witness).
+BOOST_AUTO_TEST_CASE(a_huge_or_tiny_scale_hides_no_variation) {
+  const std::string huge = "1" + std::string(200, '0');
+  const std::string tiny = "0." + std::string(200, '0') + "1";
+  BOOST_TEST(target("max(t) (" + huge + " * dot(a, x[t]))").program->constants.empty());
+  BOOST_TEST(verdict(target("max(t by c) (" + huge + " * dot(b, x[t]))"), arch({1})) ==
+             "not computable");
+  BOOST_TEST(verdict(target("max(t by c) (" + tiny + " * dot(b, x[t]))"), arch({1})) ==
+             "not computable");
+}
+
+// E4 tries the target's own d beside 4, 2 and 8: at d = 1 the key sqnorm(x) - dot(a, x)^2 (a
+// unit vector: a = +-1) is 0 for every token, a tie (trained, T = 8, 3,000 steps, (1,1): 0.88
+// without positions, 4.6e-3 with learned ones); at d >= 2 it does not tie.
+BOOST_AUTO_TEST_CASE(the_targets_own_token_dimension_is_tried) {
+  const std::string f = "max(t by sqnorm(x[t]) - dot(a, x[t])^2) dot(b, x[t])";
+  BOOST_TEST(verdict(target(f), arch({1, 1})) == "efficient");
+  const th::Target one("t", tg::Formula::parse(f), {}, "retrieval", false, 1);
+  th::Architecture a = arch({1, 1});
+  a.token_dim = 1;
+  BOOST_TEST(verdict(one, a) == "not computable");
+  a.positional = true;
+  BOOST_TEST(verdict(one, a) == "efficient");
+}
+
+// E3: a `!=` that never binds is dropped, tried on random sequences of 2 and 3 tokens too: on
+// long Gaussian sequences the closest-to-negative pair of min(s != t) dot(x[s], x[t]) is never
+// on the diagonal, on two tokens it often is (x[1] short and near x[2]): Theorem 1's target
+// keeps its constraint.
+BOOST_AUTO_TEST_CASE(a_constraint_is_dropped_only_where_it_never_binds) {
+  const th::Target drop = target("max(s != t) (dot(a, x[s]) - dot(a, x[t]))");
+  BOOST_TEST_REQUIRE(drop.program->comparisons.size() == 1u);
+  BOOST_TEST(drop.program->comparisons[0].text == "max(s, t) (dot(a, x[s]) - dot(a, x[t]))");
+  BOOST_TEST(verdict(drop, arch({2})) == "efficient");
+  for (const char* f : {"min(s != t) dot(x[s], x[t])", "max(s != t) (dot(a, x[s]) + dot(a, x[t]))",
+                        "min(s != t) sqnorm(x[s] - x[t])"}) {
+    const th::Target keep = target(f);
+    BOOST_TEST_REQUIRE(keep.program->comparisons.size() == 1u);
+    BOOST_TEST(keep.program->comparisons[0].text == f);
+  }
 }
 
 // A plan that reads positions for a value that permutations leave unchanged (a vanishing

@@ -181,14 +181,19 @@ std::string rule_of(Action a) {
 }
 
 Target::Target(std::string name_, targets::Formula formula_, targets::Bindings bindings_,
-               std::string family_, bool is_family_)
+               std::string family_, bool is_family_, long token_dim_)
     : name(std::move(name_)),
       formula(std::move(formula_)),
       bindings(std::move(bindings_)),
       family(std::move(family_)),
-      is_family(is_family_) {
+      is_family(is_family_),
+      token_dim(token_dim_) {
   try {
-    program = std::make_shared<const Program>(compile(formula, bindings));
+    program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
+    if (targets::to_text(formula.root()).find(" * ") != std::string::npos) {  // a product
+      auto split = std::make_shared<const Program>(compile(formula, bindings, token_dim, true));
+      if (split->elimination_text() != program->elimination_text()) alternative = std::move(split);
+    }
   } catch (const InputError& e) {
     throw InputError("target " + name + ": " + e.message() +
                      (e.where().column > 0 ? fmt::format(" (column {})", e.where().column) : ""));
@@ -424,7 +429,22 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
 
 Plan Engine::plan(const Target& target, const Architecture& arch) {
   arch.validate();
-  const Program& program = *target.program;
+  Plan best = plan_program(*target.program, arch);
+  // The alternative reading (products of independent factors split at their vertices, E1) where
+  // the first finds no efficient plan: max(s, t) (dot(a, x[s]) * dot(b, x[t])) is a rank-one
+  // query-key product on (1,1) and four retrievals on (4).
+  if (target.alternative && best.verdict != Verdict::kEfficient) {
+    Plan other = plan_program(*target.alternative, arch);
+    if (other.verdict == Verdict::kEfficient) {
+      other.dominant += " (with each product of independent factors read at its vertices: " +
+                        target.alternative->elimination_text() + ")";
+      best = std::move(other);
+    }
+  }
+  return best;
+}
+
+Plan Engine::plan_program(const Program& program, const Architecture& arch) {
   Plan p;
   p.architecture = arch;
   if (program.outside) {
@@ -497,10 +517,16 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   out.max_heads = max_heads;
   Architecture a = base;
   if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
-  const Program& program = *target.program;
-  const bool plannable =
-      !program.outside && !program.blocked() &&
-      ((program.order_dependent.empty() && !program.reads_positions()) || base.positional);
+  const auto can_plan = [&](const Program& program) {
+    return !program.outside && !program.blocked() &&
+           ((program.order_dependent.empty() && !program.reads_positions()) || base.positional);
+  };
+  // The programs tried in turn (plan() takes the alternative where the first is not efficient).
+  std::vector<const Program*> programs;
+  if (can_plan(*target.program)) programs.push_back(target.program.get());
+  if (target.alternative && can_plan(*target.alternative))
+    programs.push_back(target.alternative.get());
+  const bool plannable = !programs.empty();
   // Prices per layer for the deepest architecture searched (n is fixed, so they agree).
   Architecture deepest = a;
   deepest.heads.assign(static_cast<std::size_t>(max_layers), 1);
@@ -532,8 +558,11 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
         } else if (std::none_of(not_efficient.begin(), not_efficient.end(),
                                 [&](const auto& e) { return dominates(e, heads); })) {
           a.heads = heads;
-          const detail::PlacementResult r = detail::place(program, a, prices, true);
-          is_efficient = r.best && r.best->cost.slope == 0;
+          for (const Program* program : programs) {
+            const detail::PlacementResult r = detail::place(*program, a, prices, true);
+            is_efficient = r.best && r.best->cost.slope == 0;
+            if (is_efficient) break;
+          }
           (is_efficient ? efficient : not_efficient).push_back(heads);
         }
       }
@@ -580,8 +609,10 @@ Condition Engine::condition(const Target& target, const std::string& name,
     if (it == by_value.end()) {
       targets::Bindings b = target.bindings;
       b[name] = value;
-      it = by_value.emplace(value, Target(target.name, target.formula, b, target.family,
-                                          target.is_family)).first;
+      it = by_value
+               .emplace(value, Target(target.name, target.formula, b, target.family,
+                                      target.is_family, target.token_dim))
+               .first;
     }
     Architecture a = base;
     if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);
@@ -758,7 +789,8 @@ void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& ta
 }
 
 Target to_target(const targets::TargetSpec& spec) {
-  return Target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family);
+  return Target(spec.name, spec.formula, spec.set, spec.family, spec.same_as_family,
+                spec.token_dim);
 }
 
 Architecture architecture_for(const targets::TargetSpec& spec, long embedding, long head_dim,

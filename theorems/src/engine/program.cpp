@@ -3,6 +3,7 @@
 #include "infoflow/theorems/program.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -250,7 +251,8 @@ struct Factor {
       if (!constraint->strict_order && b < a) std::swap(a, b);
       return (constraint->strict_order ? "lt(" : "ne(") + a + "," + b + ")";
     }
-    return "q" + std::to_string(message) + "(" + named(message_at) + ")";
+    return (scale.empty() ? "+" : scale) + "q" + std::to_string(message) + "(" + named(message_at) +
+           ")";
   }
 };
 
@@ -265,10 +267,24 @@ struct Deps {
 
 class Compiler {
  public:
-  Compiler(const targets::Formula& f, const targets::Bindings& b) : formula_(f), bindings_(b) {}
+  Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim,
+           bool split_products)
+      : formula_(f), bindings_(b), token_dim_(token_dim), split_products_(split_products) {}
 
   Program run() {
-    const Deps top = expr(formula_.root(), {});
+    root_ = flatten(formula_.root());
+    // E5 for the whole target too: reductions that cancel (max(t) y - max(s) y) or a term that
+    // vanishes (dot(x[1], x[2]) * 0) leave a constant, which no action computes.
+    if (root_.kind != K::kReduce) {
+      if (const std::optional<double> value = closed_constant(root_)) {
+        p_.constants.push_back(fmt::format(
+            "the target {} takes one value on every random sequence ({} for one draw of its "
+            "parameters): no action",
+            targets::to_text(formula_.root()), targets::number_text(*value)));
+        return std::move(p_);
+      }
+    }
+    const Deps top = expr(root_, {});
     for (const int q : top.quantities) p_.outputs.push_back(q);
     if (positions_ >= 0) {
       Quantity& pq = p_.quantities[static_cast<std::size_t>(positions_)];
@@ -278,6 +294,16 @@ class Compiler {
     for (const Comparison& c : p_.comparisons) {
       p_.order = std::max(p_.order, c.order);
       p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
+    }
+    // Said in the tree, compared nowhere (no order, not in the comparison number).
+    for (const std::string& text : idle_) {
+      Comparison c;
+      c.text = text;
+      c.order = 0;
+      c.elimination =
+          "the body reads none of the selected indices: its value, whichever tuple "
+          "the key selects (no action)";
+      p_.comparisons.push_back(c);
     }
     return std::move(p_);
   }
@@ -468,13 +494,16 @@ class Compiler {
   /// is allowed).
   std::optional<double> closed_constant(const Node& n) const {
     try {
-      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_);
+      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_,
+                                    token_dim_);
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
     }
   }
 
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
+    if (std::optional<Node> free = without_idle_constraints(n))
+      return token_reduction(*free, scope);
     if (const std::optional<double> value = closed_constant(n)) {
       p_.constants.push_back(
           fmt::format("{} takes one value on every random sequence ({} for one draw of its "
@@ -487,7 +516,8 @@ class Compiler {
     std::set<std::string> inner = scope;
     inner.insert(bound.begin(), bound.end());
     const Node& body = n.args[0];
-    const Node& objective = n.has_key() ? n.args[1] : body;
+    const Node& written = n.has_key() ? n.args[1] : body;
+    const Node& objective = monotone_argument(n, written);
     std::vector<Term> terms;
     additive_terms(objective, Term{}, terms, made_);
     std::vector<Factor> factors;
@@ -541,11 +571,98 @@ class Compiler {
                          fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
                                      tokens->second - excluded));
       }
-      if (k >= 2) return ranked(bound, factors, body_deps, k, n.has_key(), c);
+      if (k >= 2) {
+        Deps d = noted(ranked(bound, factors, body_deps, k, n.has_key(), c), n, written, objective);
+        // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
+        // bottom (k = T is the minimum), which a reader comparing with training must be told.
+        if (const auto tokens = bindings_.find("T");
+            tokens != bindings_.end() && n.binders.size() == 1 && !p_.comparisons.empty() &&
+            p_.comparisons.back().text == c.text) {
+          const long candidates = tokens->second - excluded;
+          if (2 * k > candidates + 1) {
+            const long from_bottom = candidates - k + 1;
+            p_.comparisons.back().elimination += fmt::format(
+                " (at the set T = {}, rank {} of {} is the {}; the plan is for k = {} fixed as T "
+                "grows)",
+                tokens->second, k, candidates,
+                from_bottom == 1 ? std::string("minimum")
+                                 : fmt::format("{}{} smallest", from_bottom,
+                                               from_bottom % 100 / 10 == 1 ? "th"
+                                               : from_bottom % 10 == 2     ? "nd"
+                                               : from_bottom % 10 == 3     ? "rd"
+                                                                           : "th"),
+                k);
+          }
+        }
+        return d;
+      }
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
       return *split;
-    return extremum(n, bound, factors, body_deps, c);
+    return noted(extremum(n, bound, factors, body_deps, scope, c), n, written, objective);
+  }
+
+  /// Says in the comparison just made that its objective was read through a monotone function.
+  Deps noted(Deps d, const Node& reduction, const Node& written, const Node& objective) {
+    if (&written != &objective && !p_.comparisons.empty() &&
+        p_.comparisons.back().text == targets::to_text(reduction)) {
+      std::vector<std::string> names;
+      for (const Node* at = &written; at != &objective; at = &at->args[0])
+        names.push_back(at->kind == K::kPow ? "an odd power" : at->name);
+      p_.comparisons.back().elimination +=
+          fmt::format(" ({} non-decreasing: the extremum of {}, R1)", fmt::join(names, ", "),
+                      targets::to_text(objective));
+    }
+    return d;
+  }
+
+  /// An extremum of a non-decreasing function of a score is that function of the score's
+  /// extremum, at the same tuple (R1's monotone rewrite, applied before the score is split into
+  /// terms): max(s, t) exp(dot(a, x[s]) + dot(b, x[t])) is exp of two independent maxima, not one
+  /// coupled pair (the engine once said (1,1,1), nothing on two layers). In a selection only
+  /// strictly increasing ones (relu's flat part ties; see scores_from_raw_tokens()).
+  static const Node& monotone_argument(const Node& n, const Node& objective) {
+    if (n.op == targets::ReduceOp::kSum) return objective;
+    const auto odd_power = [](const Node& m) {  // u^3, u^5: strictly increasing
+      return m.kind == K::kPow && m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
+             m.args[1].number == std::floor(m.args[1].number) &&
+             static_cast<long>(m.args[1].number) % 2 == 1;
+    };
+    const Node* at = &objective;
+    while ((at->kind == K::kCall && at->args.size() == 1 &&
+            (at->name == "exp" || at->name == "tanh" || (at->name == "relu" && !n.has_key()))) ||
+           odd_power(*at))
+      at = &at->args[0];
+    return *at;
+  }
+
+  /// E3: a closed extremum under `!=` constraints that takes the same values without them (the
+  /// constraints never bind: max(s != t) (y_s - y_t) is at distinct tokens anyway, the maximum
+  /// and the minimum of y) is compiled without them; they would couple indices that are free
+  /// (the engine once said exponential in T on (2) for it). Tried on random sequences, as E4.
+  std::optional<Node> without_idle_constraints(const Node& n) {
+    if (n.constraints.empty() || n.has_key() || n.op == targets::ReduceOp::kSum ||
+        n.op == targets::ReduceOp::kKth ||
+        std::any_of(n.constraints.begin(), n.constraints.end(),
+                    [](const targets::IndexConstraint& c) { return c.strict_order; }) ||
+        std::any_of(n.binders.begin(), n.binders.end(),
+                    [](const targets::Binder& b) { return b.has_range; }))
+      return std::nullopt;
+    Node free = n;
+    free.constraints.clear();
+    for (targets::Binder& b : free.binders) b.from_chain = false;
+    const std::string written = targets::to_text(n);
+    const std::string unconstrained = targets::to_text(free);
+    try {
+      if (!detail::same_values(targets::Formula::parse(written),
+                               targets::Formula::parse(unconstrained), bindings_, token_dim_))
+        return std::nullopt;
+    } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
+      return std::nullopt;
+    }
+    notes_[unconstrained] =
+        " (written " + written + ": the constraints never bind on random sequences, E3)";
+    return free;
   }
 
   /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
@@ -575,23 +692,208 @@ class Compiler {
     if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty() ||
         targets::to_text(n.args[0]) != term->text)
       return std::nullopt;
-    const std::vector<std::string> inner = call_arguments(term->text, "abs");
-    if (inner.size() != 1 || !linear_in_tokens(inner.front(), v)) return std::nullopt;
-    const std::string key = "ret|max|g|" + term->key({{v, "#v"}});
+    // |L| or L^2 (= |L|^2): L the one argument.
+    const Node& t = *term->term;
+    const bool absolute = t.kind == K::kCall && t.name == "abs" && t.args.size() == 1;
+    const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
+    if (!absolute && !square) return std::nullopt;
+    const std::string inner = targets::to_text(t.args[0]);
+    if (!linear_in_tokens(inner, v)) return std::nullopt;
+    // Keyed as the retrievals of max L and min L elsewhere (one action with them).
+    const std::string plain = canonical(t.args[0], {{v, "#v"}});
     std::vector<std::string> names;
     Deps d = leftovers(factors, bound);
     for (const char* sign : {"", "-"}) {
-      const int id = add(Quantity{}, key + "|" + sign);
+      const int id = add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       if (made.what.empty())
-        made.what = fmt::format("{} = the token maximising {}{} over {}", made.name, sign,
-                                inner.front(), v);
+        made.what =
+            fmt::format("{} = the token maximising {}{} over {}", made.name, sign, inner, v);
       names.push_back(made.name);
       d.quantities.insert(id);
     }
     c.order = 1;
-    c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y): two maxima of a linear score)", v,
-                                names[0], names[1]);
+    c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y){}: two maxima of a linear score)",
+                                v, names[0], names[1], square ? ", y^2 = |y|^2" : "");
+    p_.comparisons.push_back(c);
+    return d;
+  }
+
+  /// The factors of a product u * v * ... (the node itself when it is none).
+  static std::vector<const Node*> product_parts(const Node& n) {  // NOLINT(misc-no-recursion)
+    if (n.kind != K::kMul) return {&n};
+    std::vector<const Node*> out = product_parts(n.args[0]);
+    const std::vector<const Node*> right = product_parts(n.args[1]);
+    out.insert(out.end(), right.begin(), right.end());
+    return out;
+  }
+
+  /// The extremum over (r, s, t, ...) of a product of factors that split the indices into
+  /// independent groups (f(r) g(s, t): no factor, constraint or selection joins r to s or t):
+  /// the product is multilinear in the groups' values, which vary independently, so its
+  /// extremum is at a vertex, each group's product at its maximum or its minimum. Each group is
+  /// a reduction of its own, max and min (over one index: two retrievals; over a pair: E2); the
+  /// readout's FFN takes the best of the products (as |y| = max(y, -y)). Tried only where
+  /// elimination is blocked: over two indices the rank-one query-key product (R1) needs fewer
+  /// heads.
+  std::optional<Deps> separable_product(const Node& n, const std::vector<std::string>& bound,
+                                        const std::vector<Factor>& factors,
+                                        const std::set<std::string>& scope, Comparison& c) {
+    if (n.has_key() || !n.constraints.empty()) return std::nullopt;
+    const Factor* term = nullptr;
+    for (const Factor& f : factors) {
+      if (std::none_of(bound.begin(), bound.end(),
+                       [&](const std::string& b) { return f.indices.count(b) != 0; }))
+        continue;
+      if (term != nullptr || f.term == nullptr) return std::nullopt;
+      term = &f;
+    }
+    if (term == nullptr || !term->quantities.empty() || term->indices.size() != bound.size())
+      return std::nullopt;
+    // The product's factors; constants (no index) are set aside: their sign is read at the
+    // vertices.
+    const std::vector<const Node*> parts = product_parts(*term->term);
+    // Groups: factors joined by a shared index (a few factors: merge until stable).
+    std::vector<std::pair<std::set<std::string>, std::vector<const Node*>>> groups;
+    for (const Node* part : parts) {
+      const Deps d = expr(*part, {});
+      if (d.indices.empty()) continue;
+      groups.push_back({d.indices, {part}});
+    }
+    for (bool merged = true; merged;) {
+      merged = false;
+      for (std::size_t i = 0; i < groups.size() && !merged; ++i) {
+        for (std::size_t j = i + 1; j < groups.size() && !merged; ++j) {
+          const auto& a = groups[i].first;
+          const auto& b = groups[j].first;
+          if (std::none_of(a.begin(), a.end(),
+                           [&](const std::string& x) { return b.count(x) != 0; }))
+            continue;
+          groups[i].first.insert(b.begin(), b.end());
+          groups[i].second.insert(groups[i].second.end(), groups[j].second.begin(),
+                                  groups[j].second.end());
+          groups.erase(groups.begin() + static_cast<long>(j));
+          merged = true;
+        }
+      }
+    }
+    if (groups.size() < 2) return std::nullopt;
+    Deps d = leftovers(factors, bound);
+    std::vector<std::string> parts_text;
+    int order = 1;
+    for (const auto& [indices, members] : groups) {
+      Node product = *members.front();
+      for (std::size_t i = 1; i < members.size(); ++i) {
+        Node m;
+        m.kind = K::kMul;
+        m.args = {std::move(product), *members[i]};
+        product = std::move(m);
+      }
+      for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
+        Node r = n;
+        r.op = op;
+        r.binders.clear();
+        for (const targets::Binder& b : n.binders) {
+          if (indices.count(b.name) != 0) r.binders.push_back(b);
+        }
+        r.args = {product};
+        const std::size_t before = p_.comparisons.size();
+        d.add(token_reduction(r, scope));
+        for (std::size_t i = before; i < p_.comparisons.size(); ++i)
+          order = std::max(order, p_.comparisons[i].order);
+        parts_text.push_back(targets::to_text(r));
+      }
+    }
+    c.order = order;
+    c.elimination = fmt::format(
+        "its factors split the indices into independent groups, so its extremum is at a vertex: "
+        "{} (a product of each group's maximum or minimum)",
+        fmt::join(parts_text, ", "));
+    p_.comparisons.push_back(c);
+    return d;
+  }
+
+  /// The index groups of a product term whose factors split its indices (f(r) g(s) h(t): three
+  /// groups); one group when they do not.
+  std::vector<std::set<std::string>> product_groups(const Node& term) {
+    std::vector<std::set<std::string>> groups;
+    for (const Node* part : product_parts(term)) {
+      std::set<std::string> indices = expr(*part, {}).indices;
+      if (indices.empty()) continue;
+      for (auto it = groups.begin(); it != groups.end();) {
+        if (std::any_of(it->begin(), it->end(),
+                        [&](const std::string& x) { return indices.count(x) != 0; })) {
+          indices.insert(it->begin(), it->end());
+          it = groups.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      groups.push_back(indices);
+    }
+    return groups;
+  }
+
+  /// Whether the blocking goes away when each product term splitting into independent groups
+  /// is read as one factor a group: then the comparison is not a coupling of three indices but
+  /// a product no rule combines with the other terms (undecided, not super-polynomial).
+  bool blocked_only_by_products(const std::vector<Factor>& factors,
+                                const std::vector<std::string>& bound) {
+    std::vector<Factor> relaxed;
+    bool split = false;
+    for (const Factor& f : factors) {
+      if (f.term != nullptr && f.quantities.empty() && f.indices.size() >= 2) {
+        const std::vector<std::set<std::string>> groups = product_groups(*f.term);
+        if (groups.size() >= 2) {
+          split = true;
+          for (const std::set<std::string>& g : groups) {
+            Factor part;
+            part.indices = g;
+            relaxed.push_back(part);
+          }
+          continue;
+        }
+      }
+      relaxed.push_back(f);
+    }
+    return split && best_order(relaxed, bound).widest < 2;
+  }
+
+  /// The maximum of |E| (or of E^2) is the larger of max E and -min E (squared): two
+  /// reductions of E, each compiled on its own (E's terms may then be eliminated one index at a
+  /// time, where |E| couples them all: max(r, s, t) abs(f(r) + g(s) + h(t)) was once blocked,
+  /// super-polynomial). Tried only where elimination is blocked, like separable_product(). The
+  /// minimum of |E| is no such combination.
+  std::optional<Deps> absolute_split(const Node& n, const std::vector<Factor>& factors,
+                                     const std::set<std::string>& scope, Comparison& c) {
+    if (n.op != targets::ReduceOp::kMax || n.has_key()) return std::nullopt;
+    const auto scoring = std::count_if(factors.begin(), factors.end(),
+                                       [](const Factor& f) { return f.constraint == nullptr; });
+    if (scoring != 1) return std::nullopt;
+    const Factor& only = *std::find_if(factors.begin(), factors.end(),
+                                       [](const Factor& f) { return f.constraint == nullptr; });
+    if (only.term == nullptr || only.scale != "+|") return std::nullopt;
+    const Node& t = *only.term;
+    const bool absolute = t.kind == K::kCall && t.name == "abs" && t.args.size() == 1;
+    const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
+    if (!absolute && !square) return std::nullopt;
+    Deps d;
+    std::vector<std::string> parts;
+    for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
+      Node r = n;
+      r.op = op;
+      r.args = {t.args[0]};
+      d.add(token_reduction(r, scope));
+      parts.push_back(targets::to_text(r));
+    }
+    int order = 1;
+    for (const Comparison& other : p_.comparisons) {
+      if (std::find(parts.begin(), parts.end(), other.text) != parts.end())
+        order = std::max(order, other.order);
+    }
+    c.order = order;
+    c.elimination = fmt::format("{} is the larger of {} and -{}{}", absolute ? "|E|" : "E^2",
+                                parts[0], parts[1], absolute ? "" : ", squared");
     p_.comparisons.push_back(c);
     return d;
   }
@@ -673,10 +975,22 @@ class Compiler {
   }
 
   Deps extremum(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
-                const Deps& body_deps, Comparison& c) {
+                const Deps& body_deps, const std::set<std::string>& scope, Comparison& c) {
     const Elimination e = best_order(factors, bound);
     const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
+    if (split_products_ && e.widest < 2 && bound.size() >= 2) {
+      if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
+    }
     if (e.widest >= 2) {
+      if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
+      if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
+      if (blocked_only_by_products(factors, bound)) {
+        outside("'" + c.text +
+                "': a product of factors over independent groups of indices, "
+                "beside other terms, is what couples the indices; its extremum is at a vertex of "
+                "the groups, which no rule of the framework combines with the other terms: read "
+                "as undecided, not as a blocked comparison");
+      }
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
                                  "over {} indices", e.widest),
@@ -715,8 +1029,17 @@ class Compiler {
       q.needs.assign(needs.begin(), needs.end());
       q.needs_ffn = !scores_from_raw_tokens(used, v, at, n.has_key());
       const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+      // The minimum of -y is at the token of the maximum of y: one action (max(t) y - min(t) (-y)
+      // is 2 max(t) y). A minimum is keyed as the maximum of its negated terms and messages; its
+      // own message is then the negated value of the quantity.
+      const bool negated = std::string(op) == "min";
+      if (negated) {
+        for (std::string& k : keys) {
+          if (k.front() == '+' || k.front() == '-') k.front() = k.front() == '-' ? '+' : '-';
+        }
+      }
       std::sort(keys.begin(), keys.end());
-      std::string key = fmt::format("ret|{}|{}|{}", op, at.empty() ? "g" : "t", fmt::join(keys, ";"));
+      std::string key = fmt::format("ret|max|{}|{}", at.empty() ? "g" : "t", fmt::join(keys, ";"));
       for (const int need : needs) key += "|" + std::to_string(need);
       const int id = add(q, key);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
@@ -739,6 +1062,7 @@ class Compiler {
       m.text = label;
       m.message = id;
       m.message_at = at;
+      m.scale = negated ? "-" : "+";
       kept.push_back(m);
       factors = std::move(kept);
       last = id;
@@ -746,12 +1070,24 @@ class Compiler {
     }
     c.order = static_cast<int>(e.widest) + 1;
     c.elimination = fmt::format("{}", fmt::join(steps, "; "));
+    if (const auto it = notes_.find(c.text); it != notes_.end()) c.elimination += it->second;
     p_.comparisons.push_back(c);
     // What is left (terms over outer indices only, and the messages) makes the value.
     Deps d = leftovers(factors, bound);
     d.quantities.insert(last);
     if (!last_at.empty()) d.indices.insert(last_at);
+    outer_indices_of_body(body_deps, bound, d);
     return d;
+  }
+
+  /// A selection's body read at the selected token may also read an index bound further out
+  /// (`max(s) max(t by dot(a, x[t])) dot(x[t], x[s])`): the value depends on that index too, so
+  /// whatever reduces over it must wait for the selection (the key alone does not say so).
+  static void outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound,
+                                    Deps& d) {
+    for (const std::string& i : body_deps.indices) {
+      if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
+    }
   }
 
   Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
@@ -782,6 +1118,32 @@ class Compiler {
     needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
     const std::string at = message.empty() ? "" : *message.begin();
     const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+    // Identical k-th largests (same rank, score up to renaming the indices, inputs) are one
+    // chain, as identical retrievals are one action: kth(2, t) y + kth(2, s) y needs one.
+    std::map<std::string, std::string> rename{{v, "#v"}};
+    if (!at.empty()) rename.emplace(at, "#u");
+    std::vector<std::string> keys;
+    for (const Factor* f : used) keys.push_back(f->key(rename));
+    std::sort(keys.begin(), keys.end());
+    std::string chain_key = fmt::format("kth|{}|{}|{}|{}", k, at.empty() ? "g" : "t",
+                                        selection ? "by" : "", fmt::join(keys, ";"));
+    for (const int need : needs) chain_key += "|" + std::to_string(need);
+    if (const auto same = merged_chains_.find(chain_key); same != merged_chains_.end()) {
+      const Ranked& earlier = p_.ranked[same->second];
+      std::vector<std::string> names;
+      for (const int step : earlier.steps)
+        names.push_back(p_.quantities[static_cast<std::size_t>(step)].name);
+      c.order = at.empty() ? 1 : 2;
+      c.elimination = fmt::format("{} -> {} (k = {} masked maxima, the chain of {})", v,
+                                  fmt::join(names, ", "), k, earlier.text);
+      p_.comparisons.push_back(c);
+      Deps d = leftovers(factors, bound);
+      d.quantities.insert(earlier.steps.back());
+      if (!at.empty()) d.indices.insert(at);
+      outer_indices_of_body(body_deps, bound, d);
+      return d;
+    }
+    merged_chains_.emplace(chain_key, p_.ranked.size());
     Ranked r;
     r.rank = k;
     r.text = c.text;
@@ -813,6 +1175,7 @@ class Compiler {
     Deps d = leftovers(factors, bound);
     d.quantities.insert(previous);
     if (!at.empty()) d.indices.insert(at);
+    outer_indices_of_body(body_deps, bound, d);
     return d;
   }
 
@@ -990,11 +1353,64 @@ class Compiler {
     return (a == x && is_parameter(b)) || (b == x && is_parameter(a));
   }
 
+  /// E1: a maximum over s of a maximum over t is one maximum over (s, t) (likewise for min),
+  /// constraints included (max(s) max(t < s) is max(t < s) over both), so that elimination
+  /// sees every index at once: written nested, max(s) max(t) max(u) (<x_s, x_t> + <x_t, x_u>)
+  /// was compiled inner reduction first, one layer per level, where the chain needs two. Only
+  /// where no selection, no range and no more indices than the exhaustive search tries.
+  Node flatten(const Node& n) {  // NOLINT(misc-no-recursion)
+    Node out = n;
+    for (Node& a : out.args) a = flatten(a);
+    // A selection whose body reads none of its indices is its body, whichever tuple the key
+    // selects (max(t by bilinear(A, x[s], x[t])) dot(a, x[s]) is dot(a, x[s])): no action.
+    if (out.kind == K::kReduce && out.has_key() &&
+        std::none_of(out.binders.begin(), out.binders.end(),
+                     [&](const targets::Binder& b) { return names_index(out.args[0], b.name); })) {
+      idle_.push_back(targets::to_text(n));
+      return out.args[0];
+    }
+    const auto plain = [](const Node& r) {
+      return r.kind == K::kReduce && !r.has_key() &&
+             (r.op == targets::ReduceOp::kMax || r.op == targets::ReduceOp::kMin) &&
+             std::none_of(r.binders.begin(), r.binders.end(),
+                          [](const targets::Binder& b) { return b.has_range; });
+    };
+    if (!plain(out) || !plain(out.args[0]) || out.args[0].op != out.op ||
+        out.binders.size() + out.args[0].binders.size() > kExhaustiveIndices)
+      return out;
+    Node inner = std::move(out.args[0]);
+    out.binders.insert(out.binders.end(), inner.binders.begin(), inner.binders.end());
+    out.constraints.insert(out.constraints.end(), inner.constraints.begin(),
+                           inner.constraints.end());
+    out.args[0] = std::move(inner.args[0]);
+    notes_[targets::to_text(out)] =
+        " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)";
+    return out;
+  }
+
+  /// Whether `n` reads the index `name` (a subscript, an offset from it, a constraint on it).
+  static bool names_index(const Node& n, const std::string& name) {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.index == name) return true;
+    if (n.kind == K::kReduce && std::any_of(n.constraints.begin(), n.constraints.end(),
+                                            [&](const targets::IndexConstraint& c) {
+                                              return c.left == name || c.right == name;
+                                            }))
+      return true;
+    return std::any_of(n.args.begin(), n.args.end(),
+                       [&](const Node& a) { return names_index(a, name); });
+  }
+
   const targets::Formula& formula_;
   const targets::Bindings& bindings_;
+  std::vector<std::string> idle_;  // selections whose body reads none of their indices
+  long token_dim_ = 0;             // the target's d, if known: E4 and E5 try it too
+  bool split_products_ = false;    // every separable product at its vertices (the alternative)
+  Node root_;
+  std::map<std::string, std::string> notes_;  // a rewritten reduction: how it was written
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
   Program p_;
   std::map<std::string, int> merged_;
+  std::map<std::string, std::size_t> merged_chains_;  // a k-th largest's chain: its Ranked
   int positions_ = -1;
   std::vector<std::string> position_names_;
 };
@@ -1008,10 +1424,12 @@ bool has_selection(const Node& n) {
 /// whether they do (a symmetric body under s < t, whatever its syntax, does not), and find what
 /// no construct shows: a selection (`by`) whose key ties takes the first tuple in token order.
 /// Where the formula cannot be evaluated, the constructs stand.
-void decide_order(const targets::Formula& formula, const targets::Bindings& bindings, Program& p) {
+void decide_order(const targets::Formula& formula, const targets::Bindings& bindings,
+                  long token_dim, Program& p) {
   // Reductions over all tokens with no selection: no permutation changes their values.
   if (!formula.reads_positions() && !has_selection(formula.root())) return;
-  const std::optional<bool> changes = detail::changes_when_tokens_permuted(formula, bindings);
+  const std::optional<bool> changes =
+      detail::changes_when_tokens_permuted(formula, bindings, token_dim);
   if (!changes) return;
   if (!*changes) {
     p.order_dependent.clear();
@@ -1059,9 +1477,10 @@ std::string Program::elimination_text() const {
   return out;
 }
 
-Program compile(const targets::Formula& formula, const targets::Bindings& bindings) {
-  Program p = Compiler(formula, bindings).run();
-  decide_order(formula, bindings, p);
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim,
+                bool split_products) {
+  Program p = Compiler(formula, bindings, token_dim, split_products).run();
+  decide_order(formula, bindings, token_dim, p);
   return p;
 }
 

@@ -42,9 +42,13 @@ constexpr long kConstantDraws = 128;
 constexpr double kLogScaleSpread = 3;
 /// Index tuples the test may visit in all (a deep nesting gets fewer draws).
 constexpr double kTupleBudget = 4e6;
-/// Relative to the values' root mean square: a permuted sum differs from the sum in its last
-/// bits, and a target's units (sqnorm(x[1]) / 1e12) must not decide.
+/// Two values differ by more than this fraction of the values' spread (their standard
+/// deviation), plus kRounding of their root mean square: a target's units (sqnorm(x[1]) / 1e12)
+/// must not decide, nor an offset (max(t) dot(a, x[t]) + 1e12, whose spread is 1e-12 of its
+/// root mean square, was once a constant at 1e-9 of the latter), and a permuted sum differs from
+/// the sum in its last bits (about 1e-16 of the root mean square a rounding).
 constexpr double kTolerance = 1e-9;
+constexpr double kRounding = 1e-12;
 
 long largest_offset(const Node& n) {
   long out = std::abs(n.offset);
@@ -75,20 +79,40 @@ double tuples_per_evaluation(const Node& n, double tokens) {
   return std::pow(tokens, static_cast<double>(n.binders.size())) * std::max(inside, 1.0);
 }
 
-double root_mean_square(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+/// How far apart two of a set of values must be to differ (kTolerance, kRounding).
+double tolerance(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  // In units of the largest value, so that no square overflows (1e200 * dot(a, x[t]) squared
+  // was infinite, and every value within an infinite tolerance of the others: a constant).
+  double largest = 0;
+  for (const Eigen::VectorXd* v : {&a, &b}) {
+    for (const double y : *v) {
+      if (std::isfinite(y)) largest = std::max(largest, std::abs(y));
+    }
+  }
+  if (largest == 0) return 0;
   double sum = 0;
+  double squares = 0;
   long n = 0;
   for (const Eigen::VectorXd* v : {&a, &b}) {
     for (const double y : *v) {
-      if (std::isfinite(y)) sum += y * y, ++n;
+      if (std::isfinite(y)) sum += y / largest, squares += (y / largest) * (y / largest), ++n;
     }
   }
-  return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+  const double mean = sum / static_cast<double>(n);
+  const double rms = std::sqrt(squares / static_cast<double>(n));
+  double deviations = 0;
+  for (const Eigen::VectorXd* v : {&a, &b}) {
+    for (const double y : *v) {
+      if (std::isfinite(y)) deviations += (y / largest - mean) * (y / largest - mean);
+    }
+  }
+  const double spread = std::sqrt(deviations / static_cast<double>(n));
+  return largest * (kTolerance * spread + kRounding * rms);
 }
 
-bool differ(double a, double b, double scale) {
+bool differ(double a, double b, double tolerance) {
   if (!std::isfinite(a) || !std::isfinite(b)) return false;  // a NaN witnesses nothing
-  return std::abs(a - b) > kTolerance * scale;
+  return std::abs(a - b) > tolerance;
 }
 
 /// Fills `x` (d x (n T)) with N(0, 1) tokens and, if given, `permuted` with each sequence's
@@ -123,18 +147,22 @@ long draws_within_budget(const targets::Formula& formula, long tokens, long want
   return std::clamp(static_cast<long>(kTupleBudget / per_draw), 1L, wanted);
 }
 
-/// The evaluator of parameter draw `seed` (its token dimension cycles through kTokenDims).
+/// The evaluator of parameter draw `seed`: its token dimension cycles through kTokenDims and
+/// the target's own d (`token_dim`, 0 if not known).
 targets::Evaluator evaluator(const targets::Formula& formula, targets::Bindings bindings,
-                             long tokens, std::uint64_t seed) {
+                             long tokens, std::uint64_t seed, long token_dim) {
   bindings["T"] = tokens;
-  return {formula, bindings, kTokenDims[seed % std::size(kTokenDims)], seed};
+  std::vector<long> dims(std::begin(kTokenDims), std::end(kTokenDims));
+  if (token_dim > 0 && std::find(dims.begin(), dims.end(), token_dim) == dims.end())
+    dims.push_back(token_dim);
+  return {formula, bindings, dims[seed % dims.size()], seed};
 }
 
 /// Whether permuting the tokens of `draws` random sequences of length `tokens` changes a value,
 /// for the parameters of `seed`.
 bool permutation_changes(const targets::Formula& formula, const targets::Bindings& bindings,
-                         long tokens, long draws, std::uint64_t seed) {
-  const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
+                         long tokens, long draws, std::uint64_t seed, long token_dim) {
+  const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
   Rng rng(seed);
   for (long done = 0; done < draws; done += kBatch) {
     const long n = std::min(kBatch, draws - done);
@@ -145,9 +173,9 @@ bool permutation_changes(const targets::Formula& formula, const targets::Binding
     Eigen::VectorXd z(n);
     f(x, y);
     f(permuted, z);
-    const double scale = root_mean_square(y, z);
+    const double tol = tolerance(y, z);
     for (long i = 0; i < n; ++i) {
-      if (differ(y(i), z(i), scale)) return true;
+      if (differ(y(i), z(i), tol)) return true;
     }
   }
   return false;
@@ -156,7 +184,8 @@ bool permutation_changes(const targets::Formula& formula, const targets::Binding
 }  // namespace
 
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
-                                                 const targets::Bindings& bindings) {
+                                                 const targets::Bindings& bindings,
+                                                 long token_dim) {
   const long short_length = tokens_for(formula, bindings);
   try {
     for (const long tokens : {short_length, kLongerBy * short_length}) {
@@ -164,7 +193,7 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
       const long per_seed =
           draws_within_budget(formula, tokens, kDraws / 2 / static_cast<long>(kParameterSeeds));
       for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-        if (permutation_changes(formula, bindings, tokens, per_seed, seed)) return true;
+        if (permutation_changes(formula, bindings, tokens, per_seed, seed, token_dim)) return true;
       }
     }
     return false;
@@ -173,15 +202,53 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
   }
 }
 
+bool same_values(const targets::Formula& a, const targets::Formula& b,
+                 const targets::Bindings& bindings, long token_dim) {
+  const long short_length = std::max(tokens_for(a, bindings), tokens_for(b, bindings));
+  try {
+    // Two and three tokens too: a constraint that rarely binds on long random sequences binds
+    // on short ones (min(s != t) dot(x[s], x[t]) is on the diagonal when x[1] is short and near
+    // x[2]), and the rewrite must hold on every sequence, not on typical ones. (Longer ones give
+    // the diagonal fewer chances still.)
+    for (const long tokens : {2L, 3L, short_length}) {
+      const long per_seed =
+          std::min(draws_within_budget(a, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)),
+                   draws_within_budget(b, tokens, kDraws / 3 / static_cast<long>(kParameterSeeds)));
+      for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+        const targets::Evaluator fa = evaluator(a, bindings, tokens, seed, token_dim);
+        const targets::Evaluator fb = evaluator(b, bindings, tokens, seed, token_dim);
+        Rng rng(seed);
+        for (long done = 0; done < per_seed; done += kBatch) {
+          const long n = std::min(kBatch, per_seed - done);
+          Eigen::MatrixXd x(fa.token_dim(), n * tokens);
+          draw(rng, tokens, x, nullptr);
+          Eigen::VectorXd y(n);
+          Eigen::VectorXd z(n);
+          fa(x, y);
+          fb(x, z);
+          const double tol = tolerance(y, z);
+          for (long i = 0; i < n; ++i) {
+            if (!std::isfinite(y(i)) || !std::isfinite(z(i)) || differ(y(i), z(i), tol))
+              return false;
+          }
+        }
+      }
+    }
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 std::optional<double> constant_value(const targets::Formula& formula,
-                                     const targets::Bindings& bindings) {
+                                     const targets::Bindings& bindings, long token_dim) {
   const long tokens = tokens_for(formula, bindings);
   const long n = draws_within_budget(formula, tokens, kConstantDraws);
   if (n < 2) return std::nullopt;
   try {
     std::optional<double> value;
     for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed);
+      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
       Rng rng(seed);
       Eigen::MatrixXd x(f.token_dim(), n * tokens);
       draw(rng, tokens, x, nullptr);
@@ -191,9 +258,9 @@ std::optional<double> constant_value(const targets::Formula& formula,
         x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
       Eigen::VectorXd y(n);
       f(x, y);
-      const double scale = root_mean_square(y, y);
+      const double tol = tolerance(y, y);
       for (long i = 0; i < n; ++i) {
-        if (!std::isfinite(y(i)) || differ(y(0), y(i), scale)) return std::nullopt;
+        if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) return std::nullopt;
       }
       if (!value) value = y(0);  // a constant may depend on the parameters (max(t) c is c)
     }

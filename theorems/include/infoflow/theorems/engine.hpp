@@ -120,11 +120,15 @@ struct Target {
   targets::Bindings bindings;        ///< values of D, k, ... (T stays symbolic)
   std::string family = "retrieval";  ///< the catalogue task family the target belongs to
   bool is_family = false;            ///< the target is exactly that family
+  long token_dim = 0;  ///< its d when known (0: not); E4 and E5 try it beside d = 4, 2, 8
   std::shared_ptr<const Program> program;
+  /// The program with each product of independent factors over two or more indices read at its
+  /// vertices (E1), where that reading differs; planned where `program` finds no efficient plan.
+  std::shared_ptr<const Program> alternative;
 
   /// Compiles the formula (program.hpp); InputError for a named integer without a value.
   Target(std::string name, targets::Formula formula, targets::Bindings bindings, std::string family,
-         bool is_family = false);
+         bool is_family = false, long token_dim = 0);
 };
 
 struct Plan {
@@ -201,6 +205,8 @@ class Engine {
   [[nodiscard]] const Catalogue& catalogue() const { return catalogue_; }
 
  private:
+  [[nodiscard]] Plan plan_program(const Program& program, const Architecture& architecture);
+
   const Catalogue& catalogue_;
   CostModel costs_;
   std::map<std::string, GiNaC::ex> cache_;

@@ -89,7 +89,10 @@ struct Program {
 
 /// Compiles a formula whose named integers other than T have values in `bindings`. Throws
 /// InputError (with the column) for a range or rank with no value.
-Program compile(const targets::Formula& formula, const targets::Bindings& bindings);
+/// `split_products`: read every product of independent factors at its vertices (E1), not only
+/// where elimination is blocked (the engine's alternative program).
+Program compile(const targets::Formula& formula, const targets::Bindings& bindings,
+                long token_dim = 0, bool split_products = false);
 
 }  // namespace infoflow::theorems
 
