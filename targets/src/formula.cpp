@@ -420,6 +420,13 @@ class Checker {
       fail(where_, n.column,
            "'" + n.name + "' is an index; use it as a subscript, x[" + n.name + "]");
     }
+    // Anything else would be a random parameter: T / D or relu(T - 20) would draw T from
+    // N(0, 1), silently, where the writer meant the sequence length.
+    if (n.name == "T" || n.name == "eps" || is_integer_name(n.name)) {
+      fail(where_, n.column,
+           "'" + n.name + "' is a named quantity (sequence length, precision or a range bound), "
+           "not a number of the formula: a value that depends on it is not supported");
+    }
     Parameter& p = parameter(n, wanted);
     if (!n.index.empty()) {
       const Binder* b = find(n.index)->binder;
