@@ -368,8 +368,23 @@ class Compiler {
       return d;
     }
     if (n.kind == K::kReduce) return reduction(n, scope);
+    if (n.kind == K::kDiv && sums_exp_over_tokens(n.args[1])) {
+      outside("'" + targets::to_text(n) +
+              "' is a softmax-weighted mean (attention at finite temperature, which one head "
+              "computes exactly where the score and the value are linear in the token); R6 "
+              "prices uniform averages only: read as undecided");
+    }
     for (const Node& a : n.args) d.add(expr(a, scope));
     return d;
+  }
+
+  /// sum(t) exp(...) over the tokens: the normaliser of a softmax.
+  static bool sums_exp_over_tokens(const Node& n) {
+    return n.kind == K::kReduce && n.op == targets::ReduceOp::kSum && !n.has_key() &&
+           n.constraints.empty() &&
+           std::all_of(n.binders.begin(), n.binders.end(),
+                       [](const targets::Binder& b) { return !b.has_range; }) &&
+           n.args[0].kind == K::kCall && n.args[0].name == "exp";
   }
 
   void note_order(const std::string& why) {
