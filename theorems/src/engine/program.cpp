@@ -612,7 +612,7 @@ class Compiler {
         return d;
       }
     }
-    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, c))
+    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
       return *split;
     return noted(extremum(n, bound, factors, body_deps, scope, c), n, written, objective);
   }
@@ -690,12 +690,16 @@ class Compiler {
   /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
   /// so two retrievals of linear scores, one each, and the readout's FFN takes the larger.
   /// Attention forms both scores from the raw tokens, where |L| itself would wait for an FFN (R1).
+  /// A selection by |L| (or L^2), `max(t by abs(L)) V`, is V at the token of max L or at that of
+  /// min L, whichever |L| is larger: the selections by L and by -L and the two extrema of L,
+  /// which share their retrievals.
   std::optional<Deps> absolute_maximum(const Node& n, const std::vector<std::string>& bound,
                                        const std::vector<Factor>& factors, const Deps& body_deps,
-                                       Comparison& c) {
-    if (n.op != targets::ReduceOp::kMax || n.has_key() || bound.size() != 1 ||
-        !body_deps.quantities.empty())
+                                       const std::set<std::string>& scope, Comparison& c) {
+    if (n.op != targets::ReduceOp::kMax || bound.size() != 1 || !body_deps.quantities.empty() ||
+        !n.constraints.empty())
       return std::nullopt;
+    const Node& objective = n.has_key() ? n.args[1] : n.args[0];
     const std::string& v = bound.front();
     const Factor* term = nullptr;
     for (const Factor& f : factors) {
@@ -705,7 +709,7 @@ class Compiler {
     }
     // The whole body, so that no sign or factor the terms drop (max(t) -abs(L) is -min |L|) hides.
     if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty() ||
-        targets::to_text(n.args[0]) != term->text)
+        targets::to_text(objective) != term->text)
       return std::nullopt;
     // |L| or L^2 (= |L|^2): L the one argument.
     const Node& t = *term->term;
@@ -714,6 +718,7 @@ class Compiler {
     if (!absolute && !square) return std::nullopt;
     const std::string inner = targets::to_text(t.args[0]);
     if (!linear_in_tokens(inner, v)) return std::nullopt;
+    if (n.has_key()) return absolute_selection(n, t.args[0], square, scope, c);
     // Keyed as the retrievals of max L and min L elsewhere (one action with them).
     const std::string plain = canonical(t.args[0], {{v, "#v"}});
     std::vector<std::string> names;
@@ -730,6 +735,31 @@ class Compiler {
     c.order = 1;
     c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y){}: two maxima of a linear score)",
                                 v, names[0], names[1], square ? ", y^2 = |y|^2" : "");
+    p_.comparisons.push_back(c);
+    return d;
+  }
+
+  Deps absolute_selection(const Node& n, const Node& score, bool square,
+                          const std::set<std::string>& scope, Comparison& c) {
+    Deps d;
+    std::vector<std::string> parts;
+    for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
+      Node selection = n;
+      selection.op = op;
+      selection.args = {n.args[0], score};
+      Node extremum = n;
+      extremum.op = op;
+      extremum.args = {score};
+      for (const Node* r : {&selection, &extremum}) {
+        d.add(token_reduction(*r, scope));
+        parts.push_back(targets::to_text(*r));
+      }
+    }
+    c.order = 1;
+    c.elimination = fmt::format(
+        "the token of the largest |y|{} is that of max y or of min y: {}, the readout's FFN "
+        "taking the one whose |y| is larger",
+        square ? " (y^2 = |y|^2)" : "", fmt::join(parts, ", "));
     p_.comparisons.push_back(c);
     return d;
   }
