@@ -424,8 +424,8 @@ class Checker {
     // N(0, 1), silently, where the writer meant the sequence length.
     if (n.name == "T" || n.name == "eps" || is_integer_name(n.name)) {
       fail(where_, n.column,
-           "'" + n.name + "' is a named quantity (sequence length, precision or a range bound), "
-           "not a number of the formula: a value that depends on it is not supported");
+           "'" + n.name + "' is a named quantity (sequence length, precision, a range bound or a "
+           "rank), not a number of the formula: a value that depends on it is not supported");
     }
     Parameter& p = parameter(n, wanted);
     if (!n.index.empty()) {

@@ -125,11 +125,12 @@ BOOST_AUTO_TEST_CASE(names_that_are_not_indices_are_refused_with_their_column) {
              "index; pick another index name");
   // Nor numbers: T / D would otherwise be a random parameter named T, drawn from N(0, 1).
   BOOST_TEST(error_of("sum(t) dot(a, x[t]) / T") ==
-             "23: 'T' is a named quantity (sequence length, precision or a range bound), not a "
-             "number of the formula: a value that depends on it is not supported");
+             "23: 'T' is a named quantity (sequence length, precision, a range bound or a rank), "
+             "not a number of the formula: a value that depends on it is not supported");
   BOOST_TEST(error_of("sum(i = 1..D) max(t) dot(a[i], x[t]) * D") ==
-             "40: 'D' is a named quantity (sequence length, precision or a range bound), not a "
-             "number of the formula: a value that depends on it is not supported");
+             "40: 'D' is a named quantity (sequence length, precision, a range bound or a rank), "
+             "not a number of the formula: a value that depends on it is not supported");
+  BOOST_TEST(error_of("kth(k, t) dot(a, x[t]) * k").find("26: 'k' is a named quantity") == 0u);
   BOOST_TEST(error_of("max(t) relu(dot(a, x[t]) - eps)").find("28: 'eps' is a named quantity") ==
              0u);
   BOOST_TEST(error_of("dot(x[3+1], a)") ==

@@ -270,6 +270,8 @@ BOOST_AUTO_TEST_CASE(the_T_th_largest_is_the_minimum) {
              std::string::npos);
   const th::Target second = target("kth(k, t) dot(a, x[t])", {{"k", 7}, {"T", 8}});
   BOOST_TEST(second.program->comparisons[0].elimination.find("2nd smallest") != std::string::npos);
+  const th::Target deep = target("kth(k, t) dot(a, x[t])", {{"k", 30}, {"T", 50}});
+  BOOST_TEST(deep.program->comparisons[0].elimination.find("21st smallest") != std::string::npos);
   // Over pairs it is no minimum of one index: still no rule.
   BOOST_TEST(verdict(target("kth(T, s != t) dot(x[s], x[t])", {{"T", 8}}), arch({2, 2})) ==
              "outside the framework");
@@ -357,6 +359,19 @@ BOOST_AUTO_TEST_CASE(the_value_tests_do_not_hang_on_one_draw_scale_length_or_ran
              "efficient");
   // A constant that depends on the parameters is still a constant.
   BOOST_TEST(target("max(t) (c * c + 0 * dot(a, x[t]))").program->constants.size() == 1u);
+}
+
+// A softmax-weighted mean is outside the framework (one head computes it exactly; R6 prices
+// uniform averages), written in either order; a ratio whose weights differ is no such mean.
+BOOST_AUTO_TEST_CASE(a_softmax_weighted_mean_is_outside_the_framework) {
+  BOOST_TEST(verdict(target("sum(t) (exp(dot(a, x[t])) * dot(b, x[t])) / sum(s) exp(dot(a, x[s]))"),
+                     arch({1})) == "outside the framework");
+  BOOST_TEST(verdict(target("sum(t) (dot(b, x[t]) * exp(dot(a, x[t]))) / sum(t) exp(dot(a, x[t]))"),
+                     arch({1})) == "outside the framework");
+  BOOST_TEST(verdict(target("sum(t) (exp(dot(a, x[t])) * dot(b, x[t])) / sum(s) exp(dot(c, x[s]))"),
+                     arch({1, 1})) != "outside the framework");
+  BOOST_TEST(verdict(target("sum(t) dot(b, x[t]) / sum(s) exp(dot(c, x[s]))"), arch({1, 1})) ==
+             "efficient");
 }
 
 // E4 and E5 compare values with their spread, not their root mean square: an offset of 1e12

@@ -368,7 +368,7 @@ class Compiler {
       return d;
     }
     if (n.kind == K::kReduce) return reduction(n, scope);
-    if (n.kind == K::kDiv && sums_exp_over_tokens(n.args[1])) {
+    if (n.kind == K::kDiv && softmax_weighted(n.args[0], n.args[1])) {
       outside("'" + targets::to_text(n) +
               "' is a softmax-weighted mean (attention at finite temperature, which one head "
               "computes exactly where the score and the value are linear in the token); R6 "
@@ -378,13 +378,21 @@ class Compiler {
     return d;
   }
 
-  /// sum(t) exp(...) over the tokens: the normaliser of a softmax.
-  static bool sums_exp_over_tokens(const Node& n) {
-    return n.kind == K::kReduce && n.op == targets::ReduceOp::kSum && !n.has_key() &&
-           n.constraints.empty() &&
-           std::all_of(n.binders.begin(), n.binders.end(),
-                       [](const targets::Binder& b) { return !b.has_range; }) &&
-           n.args[0].kind == K::kCall && n.args[0].name == "exp";
+  /// sum(t) (exp(L) * V) / sum(s) exp(L), one token index each, the same L up to its name:
+  /// a softmax-weighted mean (exp(L) as any factor of the numerator's product).
+  static bool softmax_weighted(const Node& numerator, const Node& denominator) {
+    const auto token_sum = [](const Node& m) {
+      return m.kind == K::kReduce && m.op == targets::ReduceOp::kSum && !m.has_key() &&
+             m.constraints.empty() && m.binders.size() == 1 && !m.binders[0].has_range;
+    };
+    if (!token_sum(numerator) || !token_sum(denominator)) return false;
+    const Node& weight = denominator.args[0];
+    if (weight.kind != K::kCall || weight.name != "exp") return false;
+    const std::string score = canonical(weight, {{denominator.binders[0].name, "#v"}});
+    const std::vector<const Node*> parts = product_parts(numerator.args[0]);
+    return std::any_of(parts.begin(), parts.end(), [&](const Node* p) {
+      return canonical(*p, {{numerator.binders[0].name, "#v"}}) == score;
+    });
   }
 
   void note_order(const std::string& why) {
@@ -603,6 +611,7 @@ class Compiler {
                 from_bottom == 1 ? std::string("minimum")
                                  : fmt::format("{}{} smallest", from_bottom,
                                                from_bottom % 100 / 10 == 1 ? "th"
+                                               : from_bottom % 10 == 1     ? "st"
                                                : from_bottom % 10 == 2     ? "nd"
                                                : from_bottom % 10 == 3     ? "rd"
                                                                            : "th"),

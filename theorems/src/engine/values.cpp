@@ -222,6 +222,10 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
           const long n = std::min(kBatch, per_seed - done);
           Eigen::MatrixXd x(fa.token_dim(), n * tokens);
           draw(rng, tokens, x, nullptr);
+          // At scales from e^-3 to e^3, as E5: a threshold (relu(L - 4)) is crossed by one token
+          // of a short sequence, where the constraint binds, only at larger scales.
+          for (long start = 0; start < x.cols(); start += tokens)
+            x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
           Eigen::VectorXd y(n);
           Eigen::VectorXd z(n);
           fa(x, y);
