@@ -1474,6 +1474,21 @@ bool has_selection(const Node& n) {
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return has_selection(a); });
 }
 
+/// The tree with each selection's key stripped of the increasing exp and tanh at its root
+/// (tanh(10 y) -> 10 y): the same tuples selected, without the ties of saturated doubles
+/// (tanh(10 y) is 1.0 for every y > 2; R1 reads the key the same way).
+Node keys_unsaturated(Node n) {  // NOLINT(misc-no-recursion)
+  for (Node& a : n.args) a = keys_unsaturated(std::move(a));
+  if (n.has_key()) {
+    while (n.args[1].kind == K::kCall && n.args[1].args.size() == 1 &&
+           (n.args[1].name == "exp" || n.args[1].name == "tanh")) {
+      Node inner = std::move(n.args[1].args[0]);
+      n.args[1] = std::move(inner);
+    }
+  }
+  return n;
+}
+
 /// E4: the constructs noted while compiling may read token order; the target's values decide
 /// whether they do (a symmetric body under s < t, whatever its syntax, does not), and find what
 /// no construct shows: a selection (`by`) whose key ties takes the first tuple in token order.
@@ -1482,8 +1497,13 @@ void decide_order(const targets::Formula& formula, const targets::Bindings& bind
                   long token_dim, Program& p) {
   // Reductions over all tokens with no selection: no permutation changes their values.
   if (!formula.reads_positions() && !has_selection(formula.root())) return;
-  const std::optional<bool> changes =
-      detail::changes_when_tokens_permuted(formula, bindings, token_dim);
+  std::optional<targets::Formula> unsaturated;
+  try {
+    unsaturated = targets::Formula::parse(targets::to_text(keys_unsaturated(formula.root())));
+  } catch (const InputError&) {  // the same tree, reprinted: kept as written if it does not parse
+  }
+  const std::optional<bool> changes = detail::changes_when_tokens_permuted(
+      unsaturated ? *unsaturated : formula, bindings, token_dim);
   if (!changes) return;
   if (!*changes) {
     p.order_dependent.clear();
