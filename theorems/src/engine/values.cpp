@@ -158,6 +158,13 @@ targets::Evaluator evaluator(const targets::Formula& formula, targets::Bindings 
   return {formula, bindings, dims[seed % dims.size()], seed};
 }
 
+/// Scales each sequence of `x` (its `tokens` columns) by e^u, u uniform in +-kLogScaleSpread: a
+/// threshold such as relu(L - 3) is crossed, which unit-scale tokens rarely do.
+void spread_scales(Rng& rng, long tokens, Eigen::MatrixXd& x) {
+  for (long start = 0; start < x.cols(); start += tokens)
+    x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
+}
+
 /// Whether permuting the tokens of `draws` random sequences of length `tokens` changes a value,
 /// for the parameters of `seed`.
 bool permutation_changes(const targets::Formula& formula, const targets::Bindings& bindings,
@@ -222,10 +229,9 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
           const long n = std::min(kBatch, per_seed - done);
           Eigen::MatrixXd x(fa.token_dim(), n * tokens);
           draw(rng, tokens, x, nullptr);
-          // At scales from e^-3 to e^3, as E5: a threshold (relu(L - 4)) is crossed by one token
-          // of a short sequence, where the constraint binds, only at larger scales.
-          for (long start = 0; start < x.cols(); start += tokens)
-            x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
+          // As E5: a threshold (relu(L - 4)) is crossed by one token of a short sequence, where
+          // the constraint binds, only at larger scales.
+          spread_scales(rng, tokens, x);
           Eigen::VectorXd y(n);
           Eigen::VectorXd z(n);
           fa(x, y);
@@ -256,10 +262,9 @@ std::optional<double> constant_value(const targets::Formula& formula,
       Rng rng(seed);
       Eigen::MatrixXd x(f.token_dim(), n * tokens);
       draw(rng, tokens, x, nullptr);
-      // At scales from e^-3 to e^3 (E4 keeps unit scale: there a saturated tanh(20 L) rounds
-      // to 1.0 for several tokens, a tie of the floats, not of the target).
-      for (long start = 0; start < x.cols(); start += tokens)
-        x.middleCols(start, tokens) *= std::exp(kLogScaleSpread * (2 * rng.uniform() - 1));
+      // E4 keeps unit scale: there a saturated tanh(20 L) rounds to 1.0 for several tokens, a
+      // tie of the floats, not of the target.
+      spread_scales(rng, tokens, x);
       Eigen::VectorXd y(n);
       f(x, y);
       const double tol = tolerance(y, y);
