@@ -539,8 +539,7 @@ class Compiler {
     std::set<std::string> inner = scope;
     inner.insert(bound.begin(), bound.end());
     const Node& body = n.args[0];
-    const Node& written = n.has_key() ? n.args[1] : body;
-    const Node& objective = monotone_argument(n, written);
+    const Node& objective = n.has_key() ? n.args[1] : body;
     std::vector<Term> terms;
     additive_terms(objective, Term{}, terms, made_);
     std::vector<Factor> factors;
@@ -576,7 +575,7 @@ class Compiler {
     }
     Comparison c;
     c.text = targets::to_text(n);
-    if (n.op == targets::ReduceOp::kSum) return mean(n, bound, factors, c);
+    if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, c), c.text);
     if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
@@ -595,7 +594,7 @@ class Compiler {
                                      tokens->second - excluded));
       }
       if (k >= 2) {
-        Deps d = noted(ranked(bound, factors, body_deps, k, n.has_key(), c), n, written, objective);
+        Deps d = annotated(ranked(bound, factors, body_deps, k, n.has_key(), c), c.text);
         // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
         // bottom (k = T is the minimum), which a reader comparing with training must be told.
         if (const auto tokens = bindings_.find("T");
@@ -622,42 +621,16 @@ class Compiler {
       }
     }
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
-      return *split;
-    return noted(extremum(n, bound, factors, body_deps, scope, c), n, written, objective);
+      return annotated(*split, c.text);
+    return annotated(extremum(n, bound, factors, body_deps, scope, c), c.text);
   }
 
-  /// Says in the comparison just made that its objective was read through a monotone function.
-  Deps noted(Deps d, const Node& reduction, const Node& written, const Node& objective) {
-    if (&written != &objective && !p_.comparisons.empty() &&
-        p_.comparisons.back().text == targets::to_text(reduction)) {
-      std::vector<std::string> names;
-      for (const Node* at = &written; at != &objective; at = &at->args[0])
-        names.push_back(at->kind == K::kPow ? "an odd power" : at->name);
-      p_.comparisons.back().elimination +=
-          fmt::format(" ({} non-decreasing: the extremum of {}, R1)", fmt::join(names, ", "),
-                      targets::to_text(objective));
-    }
+  /// Says in the comparison just made how its reduction was written, if a rewrite made it.
+  Deps annotated(Deps d, const std::string& text) {
+    const auto note = notes_.find(text);
+    if (note != notes_.end() && !p_.comparisons.empty() && p_.comparisons.back().text == text)
+      p_.comparisons.back().elimination += note->second;
     return d;
-  }
-
-  /// An extremum of a non-decreasing function of a score is that function of the score's
-  /// extremum, at the same tuple (R1's monotone rewrite, applied before the score is split into
-  /// terms): max(s, t) exp(dot(a, x[s]) + dot(b, x[t])) is exp of two independent maxima, not one
-  /// coupled pair (the engine once said (1,1,1), nothing on two layers). In a selection only
-  /// strictly increasing ones (relu's flat part ties; see scores_from_raw_tokens()).
-  static const Node& monotone_argument(const Node& n, const Node& objective) {
-    if (n.op == targets::ReduceOp::kSum) return objective;
-    const auto odd_power = [](const Node& m) {  // u^3, u^5: strictly increasing
-      return m.kind == K::kPow && m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
-             m.args[1].number == std::floor(m.args[1].number) &&
-             static_cast<long>(m.args[1].number) % 2 == 1;
-    };
-    const Node* at = &objective;
-    while ((at->kind == K::kCall && at->args.size() == 1 &&
-            (at->name == "exp" || at->name == "tanh" || (at->name == "relu" && !n.has_key()))) ||
-           odd_power(*at))
-      at = &at->args[0];
-    return *at;
   }
 
   /// E3: a closed extremum under `!=` constraints that takes the same values without them (the
@@ -1124,7 +1097,6 @@ class Compiler {
     }
     c.order = static_cast<int>(e.widest) + 1;
     c.elimination = fmt::format("{}", fmt::join(steps, "; "));
-    if (const auto it = notes_.find(c.text); it != notes_.end()) c.elimination += it->second;
     p_.comparisons.push_back(c);
     // What is left (terms over outer indices only, and the messages) makes the value.
     Deps d = leftovers(factors, bound);
@@ -1423,6 +1395,7 @@ class Compiler {
       idle_.push_back(targets::to_text(n));
       return out.args[0];
     }
+    if (std::optional<Node> peeled = monotone_outside(out)) return *peeled;
     const auto plain = [](const Node& r) {
       return r.kind == K::kReduce && !r.has_key() &&
              (r.op == targets::ReduceOp::kMax || r.op == targets::ReduceOp::kMin) &&
@@ -1440,6 +1413,112 @@ class Compiler {
     notes_[targets::to_text(out)] =
         " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)";
     return out;
+  }
+
+  /// R1's monotone rewrite: an extremum over some indices of a monotone function of a score,
+  /// the function reading none of them, is that function of the score's extremum (its opposite
+  /// extremum where the function decreases), at the same tuple, so the score is eliminated
+  /// alone: max(r, s, t) (abs(E) + 1) is max |E| + 1, six retrievals (the engine once said
+  /// super-polynomial: |E| + 1 was no |E|); min(t) -abs(L) is -max |L|; max(s, t) exp(f(s) +
+  /// g(t)) two independent maxima (once one coupled pair, (1,1,1)). Peeled from the top: a
+  /// closed term added or subtracted, a product or quotient by a nonzero number, a negation,
+  /// exp, log, sqrt, tanh, an odd power, and relu, which is flat below 0 and so not in a key,
+  /// where the token matters and its flat part ties (a selection's key is peeled, its value
+  /// kept). A k-th largest keeps its direction: there is no k-th smallest to turn to.
+  std::optional<Node> monotone_outside(const Node& n) {  // NOLINT(misc-no-recursion)
+    if (n.kind != K::kReduce || n.op == targets::ReduceOp::kSum) return std::nullopt;
+    const bool keyed = n.has_key();
+    const Node& score = keyed ? n.args[1] : n.args[0];
+    std::vector<std::size_t> path;  // the argument followed at each step
+    bool decreasing = false;
+    const Node* at = &score;
+    for (std::optional<MonotoneStep> step = monotone_step(*at, keyed);
+         step && !(n.op == targets::ReduceOp::kKth && step->decreasing);
+         step = monotone_step(*at, keyed)) {
+      path.push_back(step->argument);
+      decreasing = decreasing != step->decreasing;
+      at = &at->args[step->argument];
+    }
+    if (path.empty()) return std::nullopt;
+    Node extremum = n;
+    if (decreasing)
+      extremum.op = n.op == targets::ReduceOp::kMax ? targets::ReduceOp::kMin : targets::ReduceOp::kMax;
+    extremum.args[keyed ? 1 : 0] = *at;
+    extremum = flatten(extremum);
+    std::string& note = notes_[targets::to_text(extremum)];
+    note += fmt::format(
+        " (written {}: {}, R1)", targets::to_text(n),
+        keyed ? (decreasing ? "a strictly decreasing function of the key selects the token of "
+                              "the opposite extremum"
+                            : "a strictly increasing function of the key selects the same token")
+              : (decreasing ? "a non-increasing function of the score, at the score's opposite "
+                              "extremum"
+                            : "a non-decreasing function of the score, at the score's extremum"));
+    if (keyed) return extremum;
+    Node out = score;
+    Node* slot = &out;
+    for (const std::size_t i : path) slot = &slot->args[i];
+    *slot = std::move(extremum);
+    return out;
+  }
+
+  struct MonotoneStep {
+    std::size_t argument = 0;  // the operand the value is monotone in
+    bool decreasing = false;
+  };
+
+  /// One step of monotone_outside(): how `m` depends on the one operand that is not closed.
+  /// `strict`: strictly monotone steps only.
+  static std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
+    const auto number = [](const Node& c) -> std::optional<double> {
+      if (c.kind == K::kNumber) return c.number;
+      if (c.kind == K::kNeg && c.args[0].kind == K::kNumber) return -c.args[0].number;
+      return std::nullopt;
+    };
+    switch (m.kind) {
+      case K::kNeg:
+        return MonotoneStep{0, true};
+      case K::kAdd:
+        if (closed_term(m.args[0])) return MonotoneStep{1, false};
+        if (closed_term(m.args[1])) return MonotoneStep{0, false};
+        return std::nullopt;
+      case K::kSub:
+        if (closed_term(m.args[1])) return MonotoneStep{0, false};
+        if (closed_term(m.args[0])) return MonotoneStep{1, true};
+        return std::nullopt;
+      case K::kMul:
+        for (const std::size_t i : {0U, 1U}) {
+          if (const std::optional<double> c = number(m.args[i]); c && *c != 0)
+            return MonotoneStep{1 - i, *c < 0};
+        }
+        return std::nullopt;
+      case K::kDiv:
+        if (const std::optional<double> c = number(m.args[1]); c && *c != 0)
+          return MonotoneStep{0, *c < 0};
+        return std::nullopt;
+      case K::kPow:  // u^3, u^5: strictly increasing
+        if (m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
+            m.args[1].number == std::floor(m.args[1].number) &&
+            static_cast<long>(m.args[1].number) % 2 == 1)
+          return MonotoneStep{0, false};
+        return std::nullopt;
+      case K::kCall:
+        if (m.args.size() == 1 && (m.name == "exp" || m.name == "log" || m.name == "sqrt" ||
+                                   m.name == "tanh" || (m.name == "relu" && !strict)))
+          return MonotoneStep{0, false};
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  /// A term that reads no token and no index: numbers and scalar parameters.
+  static bool closed_term(const Node& m) {  // NOLINT(misc-no-recursion)
+    if (m.kind == K::kReduce) return false;
+    if (m.kind == K::kRef && (m.name == "x" || !m.index.empty() || m.position > 0 ||
+                              !m.position_name.empty() || m.offset != 0))
+      return false;
+    return std::all_of(m.args.begin(), m.args.end(), [](const Node& a) { return closed_term(a); });
   }
 
   /// Whether `n` reads the index `name` (a subscript, an offset from it, a constraint on it).
