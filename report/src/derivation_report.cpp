@@ -56,7 +56,7 @@ std::string derivation_text(const Derivation& d) {
   const theorems::Program& program = *t.program;
   std::string out = fmt::format("target {}: {}\n", t.name, targets::to_text(t.formula.root()));
   out += fmt::format("  comparison order beta' = {}, dimension beta_1 = {}, comparison number = {}\n",
-                     program.order, program.comparisons.size(),
+                     program.order, program.dimension(),
                      symbolic::canonical(program.comparison_number));
   out += comparisons_text(program);
   for (const std::string& c : program.constants) out += "    constant: " + c + "\n";
@@ -134,7 +134,7 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
     out += fmt::format("{}\\label{{{}}}\\newline ${}${} & ${}$ & ${}$ & ${}$ & {} & {} \\\\\n",
                        latex_identifier(t.name), latex_label("target", t.name),
                        formula_latex(t.formula.root()), set.empty() ? "" : " (" + set + ")",
-                       program.order, program.comparisons.size(),
+                       program.order, program.dimension(),
                        symbolic::canonical(program.comparison_number, Format::kLatex), rate,
                        smallest);
   }
@@ -289,6 +289,7 @@ nlohmann::json to_json(const theorems::Program& program) {
                            {"order", c.order},
                            {"sum", c.sum},
                            {"blocked", c.blocked},
+                           {"summary", c.summary},
                            {"elimination", c.elimination}});
   }
   nlohmann::json quantities = nlohmann::json::array();
@@ -302,7 +303,7 @@ nlohmann::json to_json(const theorems::Program& program) {
                           {"needs", needs}});
   }
   return {{"comparison_order", program.order},
-          {"comparison_dimension", program.comparisons.size()},
+          {"comparison_dimension", program.dimension()},
           {"comparison_number", symbolic::canonical(program.comparison_number)},
           {"comparisons", comparisons},
           {"quantities", quantities},

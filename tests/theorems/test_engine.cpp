@@ -540,3 +540,19 @@ BOOST_AUTO_TEST_CASE(bad_architectures_are_input_errors) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// beta_1 and the comparison number count comparisons made: not the line that says how some of
+// them combine (|E| as the larger of max E and -min E counted three, 3 T), nor an idle selection.
+BOOST_AUTO_TEST_CASE(summaries_and_idle_selections_are_not_counted_as_comparisons) {
+  const th::Target absolute =
+      target("max(r, s, t) abs(dot(a, x[r]) + dot(b, x[s]) + dot(c, x[t]))");
+  BOOST_TEST(absolute.program->comparisons.size() == 3u);
+  BOOST_TEST(absolute.program->dimension() == 2);
+  BOOST_TEST(infoflow::symbolic::canonical(absolute.program->comparison_number) == "2*T");
+  const th::Target vertices = target("max(r, s, t) (dot(a, x[r]) * dot(b, x[s]) * dot(c, x[t]))");
+  BOOST_TEST(vertices.program->dimension() == 6);
+  BOOST_TEST(infoflow::symbolic::canonical(vertices.program->comparison_number) == "6*T");
+  const th::Target idle = target("max(t by dot(a, x[t])) dot(b, x[1]) + max(s) dot(a, x[s])");
+  BOOST_TEST(idle.program->comparisons.size() == 2u);
+  BOOST_TEST(idle.program->dimension() == 1);
+}

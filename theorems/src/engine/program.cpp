@@ -292,6 +292,7 @@ class Compiler {
       pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
     }
     for (const Comparison& c : p_.comparisons) {
+      if (c.summary) continue;
       p_.order = std::max(p_.order, c.order);
       p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
     }
@@ -742,6 +743,7 @@ class Compiler {
         "the token of the largest |y|{} is that of max y or of min y: {}, the readout's FFN "
         "taking the one whose |y| is larger",
         square ? " (y^2 = |y|^2)" : "", fmt::join(parts, ", "));
+    c.summary = true;
     p_.comparisons.push_back(c);
     return d;
   }
@@ -836,6 +838,7 @@ class Compiler {
         "its factors split the indices into independent groups, so its extremum is at a vertex: "
         "{} (a product of each group's maximum or minimum)",
         fmt::join(parts_text, ", "));
+    c.summary = true;
     p_.comparisons.push_back(c);
     return d;
   }
@@ -921,6 +924,7 @@ class Compiler {
     c.order = order;
     c.elimination = fmt::format("{} is the larger of {} and -{}{}", absolute ? "|E|" : "E^2",
                                 parts[0], parts[1], absolute ? "" : ", squared");
+    c.summary = true;
     p_.comparisons.push_back(c);
     return d;
   }
@@ -1616,6 +1620,11 @@ std::string to_text(Mode mode) {
 bool Program::blocked() const {
   return std::any_of(quantities.begin(), quantities.end(),
                      [](const Quantity& q) { return q.mode == Mode::kAggregation; });
+}
+
+long Program::dimension() const {
+  return std::count_if(comparisons.begin(), comparisons.end(),
+                       [](const Comparison& c) { return c.order > 0 && !c.summary; });
 }
 
 bool Program::reads_positions() const {

@@ -65,6 +65,9 @@ struct Comparison {
   std::string elimination;  ///< "t -> m1(s); s -> g1", or why none exists
   bool blocked = false;     ///< no elimination order keeps messages on single tokens
   bool sum = false;         ///< a sum over tokens
+  /// How comparisons listed before it combine (|E| as the larger of max E and -min E): no
+  /// comparison of its own, so neither in beta_1 nor in the comparison number.
+  bool summary = false;
 };
 
 struct Program {
@@ -82,6 +85,8 @@ struct Program {
   std::vector<std::vector<int>> interchangeable;
 
   [[nodiscard]] bool blocked() const;
+  /// beta_1: the comparisons made (not the idle selections, of order 0, nor the summaries).
+  [[nodiscard]] long dimension() const;
   /// Whether a quantity reads token positions (a fixed position or an offset, R5).
   [[nodiscard]] bool reads_positions() const;
   [[nodiscard]] std::string elimination_text() const;
