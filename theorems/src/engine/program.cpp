@@ -699,11 +699,12 @@ class Compiler {
     const bool absolute = t.kind == K::kCall && t.name == "abs" && t.args.size() == 1;
     const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
     if (!absolute && !square) return std::nullopt;
-    const std::string inner = targets::to_text(t.args[0]);
+    const Node& score = affine_argument(t.args[0]);
+    const std::string inner = targets::to_text(score);
     if (!linear_in_tokens(inner, v)) return std::nullopt;
-    if (n.has_key()) return absolute_selection(n, t.args[0], square, scope, c);
+    if (n.has_key()) return absolute_selection(n, score, square, scope, c);
     // Keyed as the retrievals of max L and min L elsewhere (one action with them).
-    const std::string plain = canonical(t.args[0], {{v, "#v"}});
+    const std::string plain = canonical(score, {{v, "#v"}});
     std::vector<std::string> names;
     Deps d = leftovers(factors, bound);
     for (const char* sign : {"", "-"}) {
@@ -716,8 +717,13 @@ class Compiler {
       d.quantities.insert(id);
     }
     c.order = 1;
-    c.elimination = fmt::format("{} -> {}, {} (|y| = max(y, -y){}: two maxima of a linear score)",
-                                v, names[0], names[1], square ? ", y^2 = |y|^2" : "");
+    c.elimination =
+        &score == &t.args[0]
+            ? fmt::format("{} -> {}, {} (|y| = max(y, -y){}: two maxima of a linear score)", v,
+                          names[0], names[1], square ? ", y^2 = |y|^2" : "")
+            : fmt::format("{} -> {}, {} ({} is largest where {} is largest or smallest: two "
+                          "maxima of a linear score)",
+                          v, names[0], names[1], targets::to_text(t), inner);
     p_.comparisons.push_back(c);
     return d;
   }
@@ -746,6 +752,19 @@ class Compiler {
     c.summary = true;
     p_.comparisons.push_back(c);
     return d;
+  }
+
+  /// The score inside an affine map of it (an offset, a sign, a nonzero factor): |g(L)| and
+  /// g(L)^2 are largest where L is largest or smallest, whatever the affine g (`abs(dot(a, x[t])
+  /// + 1)` and `abs(-dot(a, x[t]))` were put after an FFN, exponential in T on (2)).
+  static const Node& affine_argument(const Node& m) {
+    const Node* at = &m;
+    while (at->kind != K::kCall && at->kind != K::kPow) {
+      const std::optional<MonotoneStep> step = monotone_step(*at, true);
+      if (!step) break;
+      at = &at->args[step->argument];
+    }
+    return *at;
   }
 
   /// The factors of a product u * v * ... (the node itself when it is none).
