@@ -798,33 +798,7 @@ class Compiler {
     }
     if (term == nullptr || !term->quantities.empty() || term->indices.size() != bound.size())
       return std::nullopt;
-    // The product's factors; constants (no index) are set aside: their sign is read at the
-    // vertices.
-    const std::vector<const Node*> parts = product_parts(*term->term);
-    // Groups: factors joined by a shared index (a few factors: merge until stable).
-    std::vector<std::pair<std::set<std::string>, std::vector<const Node*>>> groups;
-    for (const Node* part : parts) {
-      const Deps d = expr(*part, {});
-      if (d.indices.empty()) continue;
-      groups.push_back({d.indices, {part}});
-    }
-    for (bool merged = true; merged;) {
-      merged = false;
-      for (std::size_t i = 0; i < groups.size() && !merged; ++i) {
-        for (std::size_t j = i + 1; j < groups.size() && !merged; ++j) {
-          const auto& a = groups[i].first;
-          const auto& b = groups[j].first;
-          if (std::none_of(a.begin(), a.end(),
-                           [&](const std::string& x) { return b.count(x) != 0; }))
-            continue;
-          groups[i].first.insert(b.begin(), b.end());
-          groups[i].second.insert(groups[i].second.end(), groups[j].second.begin(),
-                                  groups[j].second.end());
-          groups.erase(groups.begin() + static_cast<long>(j));
-          merged = true;
-        }
-      }
-    }
+    const std::vector<ProductGroup> groups = product_groups(*term->term);
     if (groups.size() < 2) return std::nullopt;
     Deps d = leftovers(factors, bound);
     std::vector<std::string> parts_text;
@@ -862,23 +836,31 @@ class Compiler {
     return d;
   }
 
-  /// The index groups of a product term whose factors split its indices (f(r) g(s) h(t): three
-  /// groups); one group when they do not.
-  std::vector<std::set<std::string>> product_groups(const Node& term) {
-    std::vector<std::set<std::string>> groups;
+  struct ProductGroup {
+    std::set<std::string> indices;
+    std::vector<const Node*> members;  // the product's factors over these indices, in order
+  };
+
+  /// The factors of a product term grouped by the indices they share (f(r) g(s) h(t): three
+  /// groups; one when the factors join every index), in the order they are written. Factors
+  /// over no index (constants) are left out: their sign is read at the vertices.
+  std::vector<ProductGroup> product_groups(const Node& term) {
+    std::vector<ProductGroup> groups;
     for (const Node* part : product_parts(term)) {
-      std::set<std::string> indices = expr(*part, {}).indices;
-      if (indices.empty()) continue;
+      ProductGroup joined{expr(*part, {}).indices, {}};
+      if (joined.indices.empty()) continue;
       for (auto it = groups.begin(); it != groups.end();) {
-        if (std::any_of(it->begin(), it->end(),
-                        [&](const std::string& x) { return indices.count(x) != 0; })) {
-          indices.insert(it->begin(), it->end());
+        if (std::any_of(it->indices.begin(), it->indices.end(),
+                        [&](const std::string& x) { return joined.indices.count(x) != 0; })) {
+          joined.indices.insert(it->indices.begin(), it->indices.end());
+          joined.members.insert(joined.members.end(), it->members.begin(), it->members.end());
           it = groups.erase(it);
         } else {
           ++it;
         }
       }
-      groups.push_back(indices);
+      joined.members.push_back(part);
+      groups.push_back(std::move(joined));
     }
     return groups;
   }
@@ -892,12 +874,12 @@ class Compiler {
     bool split = false;
     for (const Factor& f : factors) {
       if (f.term != nullptr && f.quantities.empty() && f.indices.size() >= 2) {
-        const std::vector<std::set<std::string>> groups = product_groups(*f.term);
+        const std::vector<ProductGroup> groups = product_groups(*f.term);
         if (groups.size() >= 2) {
           split = true;
-          for (const std::set<std::string>& g : groups) {
+          for (const ProductGroup& g : groups) {
             Factor part;
-            part.indices = g;
+            part.indices = g.indices;
             relaxed.push_back(part);
           }
           continue;
