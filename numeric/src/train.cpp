@@ -175,6 +175,9 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   draw_samples(task, derive_seed(o.seed, {kValidation}), 0, o.validation_size, validation_x,
                validation_y);
   const Matrix<Scalar> validation_inputs = validation_x.cast<Scalar>();
+  require(validation_y.allFinite(),
+          "the task's target is not a finite number on some validation sequences (a log or sqrt "
+          "of a negative value, a division by zero, an overflow)");
   const double validation_var = (validation_y.array() - validation_y.mean()).square().mean();
   require(validation_var > 0,
           "the task's target is constant on the validation set; NMSE is undefined");

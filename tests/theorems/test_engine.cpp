@@ -556,3 +556,25 @@ BOOST_AUTO_TEST_CASE(summaries_and_idle_selections_are_not_counted_as_comparison
   BOOST_TEST(idle.program->comparisons.size() == 2u);
   BOOST_TEST(idle.program->dimension() == 1);
 }
+
+// Found by a review of the monotone rewrite: E5 looks at a reduction as written (relu(-sqnorm)
+// is 0, which relu(min sqnorm) hid); E4 reads a key as R1 does (tanh(20 y) + 1 ties in doubles
+// where y does not); a target undefined on random sequences is an input error, not a rate; one
+// reduction written twice is one comparison.
+BOOST_AUTO_TEST_CASE(the_monotone_rewrite_keeps_constants_ties_and_domains_in_view) {
+  BOOST_TEST(verdict(target("max(t) relu(-sqnorm(x[t])) + max(t) dot(a, x[t])"), arch({1})) ==
+             "efficient");
+  for (const char* key : {"tanh(20 * dot(a, x[t])) + 1", "2 * tanh(20 * dot(a, x[t]))",
+                          "tanh(20 * dot(a, x[t]))^3"}) {
+    BOOST_TEST(verdict(target(std::string("max(t by ") + key + ") dot(b, x[t])"), arch({1})) ==
+               "efficient");
+  }
+  BOOST_TEST(verdict(target("min(t by -tanh(20 * dot(a, x[t]))) dot(b, x[t])"), arch({1})) ==
+             "efficient");
+  BOOST_CHECK_THROW(target("max(t) log(dot(a, x[t]))"), infoflow::InputError);
+  BOOST_CHECK_THROW(target("max(t) sqrt(dot(a, x[t]))"), infoflow::InputError);
+  BOOST_TEST(verdict(target("max(t) log(dot(a, x[t]) + 100)"), arch({1})) == "efficient");
+  const th::Target twice = target("max(t) dot(b, x[t]) + max(t) dot(b, x[t])");
+  BOOST_TEST(twice.program->dimension() == 1);
+  BOOST_TEST(infoflow::symbolic::canonical(twice.program->comparison_number) == "T");
+}

@@ -31,6 +31,65 @@ constexpr std::size_t kExhaustiveIndices = 6;
 /// The most copies unrolling may make (a guard against sum(i = 1..1000000)).
 constexpr long kMaxCopies = 4096;
 
+/// A term that reads no token and no index: numbers and scalar parameters.
+bool closed_term(const Node& m) {  // NOLINT(misc-no-recursion)
+  if (m.kind == K::kReduce) return false;
+  if (m.kind == K::kRef && (m.name == "x" || !m.index.empty() || m.position > 0 ||
+                            !m.position_name.empty() || m.offset != 0))
+    return false;
+  return std::all_of(m.args.begin(), m.args.end(), [](const Node& a) { return closed_term(a); });
+}
+
+struct MonotoneStep {
+  std::size_t argument = 0;  // the operand the value is monotone in
+  bool decreasing = false;
+};
+
+/// One step of a monotone function peeled off a score from the top (R1): the one operand that
+/// is not closed, and whether `m` decreases in it. `strict`: strictly monotone steps only.
+std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
+  const auto number = [](const Node& c) -> std::optional<double> {
+    if (c.kind == K::kNumber) return c.number;
+    if (c.kind == K::kNeg && c.args[0].kind == K::kNumber) return -c.args[0].number;
+    return std::nullopt;
+  };
+  switch (m.kind) {
+    case K::kNeg:
+      return MonotoneStep{0, true};
+    case K::kAdd:
+      if (closed_term(m.args[0])) return MonotoneStep{1, false};
+      if (closed_term(m.args[1])) return MonotoneStep{0, false};
+      return std::nullopt;
+    case K::kSub:
+      if (closed_term(m.args[1])) return MonotoneStep{0, false};
+      if (closed_term(m.args[0])) return MonotoneStep{1, true};
+      return std::nullopt;
+    case K::kMul:
+      for (const std::size_t i : {0U, 1U}) {
+        if (const std::optional<double> c = number(m.args[i]); c && *c != 0)
+          return MonotoneStep{1 - i, *c < 0};
+      }
+      return std::nullopt;
+    case K::kDiv:
+      if (const std::optional<double> c = number(m.args[1]); c && *c != 0)
+        return MonotoneStep{0, *c < 0};
+      return std::nullopt;
+    case K::kPow:  // u^3, u^5: strictly increasing
+      if (m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
+          m.args[1].number == std::floor(m.args[1].number) &&
+          static_cast<long>(m.args[1].number) % 2 == 1)
+        return MonotoneStep{0, false};
+      return std::nullopt;
+    case K::kCall:
+      if (m.args.size() == 1 && (m.name == "exp" || m.name == "log" || m.name == "sqrt" ||
+                                 m.name == "tanh" || (m.name == "relu" && !strict)))
+        return MonotoneStep{0, false};
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
 bool subscripts_x(const Node& n, const std::string& index) {
   if (n.kind == K::kRef && n.name == "x" && n.index == index) return true;
   return std::any_of(n.args.begin(), n.args.end(),
@@ -272,6 +331,14 @@ class Compiler {
       : formula_(f), bindings_(b), token_dim_(token_dim), split_products_(split_products) {}
 
   Program run() {
+    // A target undefined on some sequences has no rate to derive, and R1's reading of a
+    // monotone function (max(t) log(y) as log(max(t) y)) would hide where it is undefined.
+    if (detail::undefined_somewhere(formula_, bindings_, token_dim_)) {
+      throw InputError(SourceLocation{"<formula>", 1, 1},
+                       "the target is not a finite number on some random sequences (a log or "
+                       "sqrt of a negative value, a division by zero, an overflow): it must be "
+                       "defined on every sequence");
+    }
     root_ = flatten(formula_.root());
     // E5 for the whole target too: reductions that cancel (max(t) y - max(s) y) or a term that
     // vanishes (dot(x[1], x[2]) * 0) leave a constant, which no action computes.
@@ -291,8 +358,9 @@ class Compiler {
       pq.positions = static_cast<long>(position_names_.size());
       pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
     }
+    std::set<std::string> counted;  // one reduction written twice is one comparison
     for (const Comparison& c : p_.comparisons) {
-      if (c.summary) continue;
+      if (c.summary || !counted.insert(c.text).second) continue;
       p_.order = std::max(p_.order, c.order);
       p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
     }
@@ -658,7 +726,7 @@ class Compiler {
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
     }
-    notes_[unconstrained] =
+    notes_[unconstrained] +=
         " (written " + written + ": the constraints never bind on random sequences, E3)";
     return free;
   }
@@ -1415,7 +1483,7 @@ class Compiler {
     out.constraints.insert(out.constraints.end(), inner.constraints.begin(),
                            inner.constraints.end());
     out.args[0] = std::move(inner.args[0]);
-    notes_[targets::to_text(out)] =
+    notes_[targets::to_text(out)] +=
         " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)";
     return out;
   }
@@ -1432,6 +1500,9 @@ class Compiler {
   /// kept). A k-th largest keeps its direction: there is no k-th smallest to turn to.
   std::optional<Node> monotone_outside(const Node& n) {  // NOLINT(misc-no-recursion)
     if (n.kind != K::kReduce || n.op == targets::ReduceOp::kSum) return std::nullopt;
+    // E5 on the reduction as written: max(t) relu(-sqnorm(x[t])) is 0, which relu(min(t)
+    // sqnorm(x[t])) would hide (the engine once said (1,1) for it plus a maximum).
+    if (closed_constant(n)) return std::nullopt;
     const bool keyed = n.has_key();
     const Node& score = keyed ? n.args[1] : n.args[0];
     std::vector<std::size_t> path;  // the argument followed at each step
@@ -1456,6 +1527,8 @@ class Compiler {
         keyed ? (decreasing ? "a strictly decreasing function of the key selects the token of "
                               "the opposite extremum"
                             : "a strictly increasing function of the key selects the same token")
+              : n.op == targets::ReduceOp::kKth
+              ? "a non-decreasing function of the score, at the score's tuple of the same rank"
               : (decreasing ? "a non-increasing function of the score, at the score's opposite "
                               "extremum"
                             : "a non-decreasing function of the score, at the score's extremum"));
@@ -1465,65 +1538,6 @@ class Compiler {
     for (const std::size_t i : path) slot = &slot->args[i];
     *slot = std::move(extremum);
     return out;
-  }
-
-  struct MonotoneStep {
-    std::size_t argument = 0;  // the operand the value is monotone in
-    bool decreasing = false;
-  };
-
-  /// One step of monotone_outside(): how `m` depends on the one operand that is not closed.
-  /// `strict`: strictly monotone steps only.
-  static std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
-    const auto number = [](const Node& c) -> std::optional<double> {
-      if (c.kind == K::kNumber) return c.number;
-      if (c.kind == K::kNeg && c.args[0].kind == K::kNumber) return -c.args[0].number;
-      return std::nullopt;
-    };
-    switch (m.kind) {
-      case K::kNeg:
-        return MonotoneStep{0, true};
-      case K::kAdd:
-        if (closed_term(m.args[0])) return MonotoneStep{1, false};
-        if (closed_term(m.args[1])) return MonotoneStep{0, false};
-        return std::nullopt;
-      case K::kSub:
-        if (closed_term(m.args[1])) return MonotoneStep{0, false};
-        if (closed_term(m.args[0])) return MonotoneStep{1, true};
-        return std::nullopt;
-      case K::kMul:
-        for (const std::size_t i : {0U, 1U}) {
-          if (const std::optional<double> c = number(m.args[i]); c && *c != 0)
-            return MonotoneStep{1 - i, *c < 0};
-        }
-        return std::nullopt;
-      case K::kDiv:
-        if (const std::optional<double> c = number(m.args[1]); c && *c != 0)
-          return MonotoneStep{0, *c < 0};
-        return std::nullopt;
-      case K::kPow:  // u^3, u^5: strictly increasing
-        if (m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
-            m.args[1].number == std::floor(m.args[1].number) &&
-            static_cast<long>(m.args[1].number) % 2 == 1)
-          return MonotoneStep{0, false};
-        return std::nullopt;
-      case K::kCall:
-        if (m.args.size() == 1 && (m.name == "exp" || m.name == "log" || m.name == "sqrt" ||
-                                   m.name == "tanh" || (m.name == "relu" && !strict)))
-          return MonotoneStep{0, false};
-        return std::nullopt;
-      default:
-        return std::nullopt;
-    }
-  }
-
-  /// A term that reads no token and no index: numbers and scalar parameters.
-  static bool closed_term(const Node& m) {  // NOLINT(misc-no-recursion)
-    if (m.kind == K::kReduce) return false;
-    if (m.kind == K::kRef && (m.name == "x" || !m.index.empty() || m.position > 0 ||
-                              !m.position_name.empty() || m.offset != 0))
-      return false;
-    return std::all_of(m.args.begin(), m.args.end(), [](const Node& a) { return closed_term(a); });
   }
 
   /// Whether `n` reads the index `name` (a subscript, an offset from it, a constraint on it).
@@ -1558,17 +1572,19 @@ bool has_selection(const Node& n) {
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return has_selection(a); });
 }
 
-/// The tree with each selection's key stripped of the increasing exp and tanh at its root
-/// (tanh(10 y) -> 10 y): the same tuples selected, without the ties of saturated doubles
-/// (tanh(10 y) is 1.0 for every y > 2; R1 reads the key the same way).
+/// The tree with each selection's key stripped of the strictly monotone function at its root,
+/// as R1 reads it (tanh(10 y) + 1 -> 10 y; a decreasing one turns max into min): the same tuples
+/// selected, without the ties of saturated doubles (tanh(10 y) is 1.0 for every y > 2).
 Node keys_unsaturated(Node n) {  // NOLINT(misc-no-recursion)
   for (Node& a : n.args) a = keys_unsaturated(std::move(a));
-  if (n.has_key()) {
-    while (n.args[1].kind == K::kCall && n.args[1].args.size() == 1 &&
-           (n.args[1].name == "exp" || n.args[1].name == "tanh")) {
-      Node inner = std::move(n.args[1].args[0]);
-      n.args[1] = std::move(inner);
-    }
+  if (!n.has_key()) return n;
+  for (std::optional<MonotoneStep> step = monotone_step(n.args[1], true);
+       step && !(n.op == targets::ReduceOp::kKth && step->decreasing);
+       step = monotone_step(n.args[1], true)) {
+    if (step->decreasing)
+      n.op = n.op == targets::ReduceOp::kMax ? targets::ReduceOp::kMin : targets::ReduceOp::kMax;
+    Node inner = std::move(n.args[1].args[step->argument]);
+    n.args[1] = std::move(inner);
   }
   return n;
 }
@@ -1624,8 +1640,11 @@ bool Program::blocked() const {
 }
 
 long Program::dimension() const {
-  return std::count_if(comparisons.begin(), comparisons.end(),
-                       [](const Comparison& c) { return c.order > 0 && !c.summary; });
+  std::set<std::string> distinct;
+  for (const Comparison& c : comparisons) {
+    if (c.order > 0 && !c.summary) distinct.insert(c.text);
+  }
+  return static_cast<long>(distinct.size());
 }
 
 bool Program::reads_positions() const {

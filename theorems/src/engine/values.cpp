@@ -279,4 +279,24 @@ std::optional<double> constant_value(const targets::Formula& formula,
   }
 }
 
+bool undefined_somewhere(const targets::Formula& formula, const targets::Bindings& bindings,
+                         long token_dim) {
+  const long tokens = tokens_for(formula, bindings);
+  const long n = draws_within_budget(formula, tokens, kConstantDraws);
+  try {
+    for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
+      Rng rng(seed);
+      Eigen::MatrixXd x(f.token_dim(), n * tokens);
+      draw(rng, tokens, x, nullptr);
+      Eigen::VectorXd y(n);
+      f(x, y);
+      if (!y.allFinite()) return true;
+    }
+    return false;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 }  // namespace infoflow::theorems::detail

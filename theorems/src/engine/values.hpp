@@ -34,6 +34,12 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim = 0);
 
+/// Whether the formula is not a finite number on some random sequence at unit scale (a log or
+/// sqrt of a negative value, a division by zero, an overflow), for some draw of the parameters
+/// and d; false when every value is finite or the formula cannot be evaluated.
+bool undefined_somewhere(const targets::Formula& formula, const targets::Bindings& bindings,
+                         long token_dim = 0);
+
 }  // namespace infoflow::theorems::detail
 
 #endif  // INFOFLOW_THEOREMS_ENGINE_VALUES_HPP_

@@ -85,7 +85,8 @@ struct Program {
   std::vector<std::vector<int>> interchangeable;
 
   [[nodiscard]] bool blocked() const;
-  /// beta_1: the comparisons made (not the idle selections, of order 0, nor the summaries).
+  /// beta_1: the distinct comparisons made (a reduction written twice counts once; neither the
+  /// idle selections, of order 0, nor the summaries count).
   [[nodiscard]] long dimension() const;
   /// Whether a quantity reads token positions (a fixed position or an offset, R5).
   [[nodiscard]] bool reads_positions() const;
