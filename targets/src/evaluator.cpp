@@ -9,6 +9,7 @@
 
 #include "infoflow/core/limits.hpp"
 #include "infoflow/core/random.hpp"
+#include "infoflow/targets/monotone.hpp"
 
 namespace infoflow::targets {
 
@@ -62,6 +63,7 @@ bool plain_reduction(const Node& n, std::size_t binders) {
 Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::uint64_t task_seed,
                      Summation summation)
     : formula_(std::make_shared<const Formula>(std::move(formula))),
+      root_(std::make_shared<const Node>(unsaturated_keys(formula_->root()))),
       bindings_(std::move(bindings)),
       tokens_(0),
       token_dim_(token_dim),
@@ -76,7 +78,7 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
           "the formula reads x[" + std::to_string(formula_->highest_position()) +
               "] but T = " + std::to_string(tokens_));
 
-  const double cost = prepare(formula_->root(), 1);
+  const double cost = prepare(*root_, 1);
   if (cost > static_cast<double>(limits::kEvaluationCost)) {
     char terms[32];
     std::snprintf(terms, sizeof terms, "%.2g", cost);
@@ -111,7 +113,7 @@ Evaluator::Evaluator(Formula formula, Bindings bindings, long token_dim, std::ui
       }
     }
   }
-  compile(formula_->root());
+  compile(*root_);
   // One evaluation surfaces what only values reveal: an empty reduction, k above the count.
   (void)(*this)(Eigen::MatrixXd::Zero(token_dim_, tokens_));
 }
@@ -428,7 +430,7 @@ const Eigen::MatrixXd& Evaluator::parameter(const std::string& name, std::size_t
 double Evaluator::operator()(const Eigen::Ref<const Eigen::MatrixXd>& x) const {
   std::vector<long> env(slots_.size(), 0);
   Scratch s = scratch();
-  return eval(formula_->root(), x, env, s).s;
+  return eval(*root_, x, env, s).s;
 }
 
 void Evaluator::operator()(const Eigen::Ref<const Eigen::MatrixXd>& x,
@@ -437,7 +439,7 @@ void Evaluator::operator()(const Eigen::Ref<const Eigen::MatrixXd>& x,
   Scratch s = scratch();
   for (long i = 0; i < y.size(); ++i) {
     const Eigen::Ref<const Eigen::MatrixXd> sequence = x.middleCols(i * tokens_, tokens_);
-    y(i) = eval(formula_->root(), sequence, env, s).s;
+    y(i) = eval(*root_, sequence, env, s).s;
   }
 }
 

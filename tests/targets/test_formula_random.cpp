@@ -137,8 +137,9 @@ class Generator {
       return {"kth(" + k + ", t) " + a, "kth(" + k + ", t) (" + a + " + 0)"};
     }
     const std::string b = "dot(x[t], " + fresh("b") + ")";
+    // Not "+ 0" in the key: a key is read without its monotone function (monotone.hpp).
     return {"kth(" + k + ", t by " + a + ") " + b,
-            "kth(" + k + ", t by (" + a + " + 0)) (" + b + " + 0)"};
+            "kth(" + k + ", t by (" + a + " + 0 * " + a + ")) (" + b + " + 0)"};
   }
 
   // max|min(t1 < t2 < t3) sqnorm|norm(x[t1] + x[t2] + x[t3]).

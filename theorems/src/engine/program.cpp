@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/targets/monotone.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 
 #include "values.hpp"
@@ -25,70 +26,13 @@ namespace {
 
 using targets::Node;
 using K = targets::Node::Kind;
+using targets::monotone_step;
+using targets::MonotoneStep;
 
 /// How many token indices a search over elimination orders tries exhaustively.
 constexpr std::size_t kExhaustiveIndices = 6;
 /// The most copies unrolling may make (a guard against sum(i = 1..1000000)).
 constexpr long kMaxCopies = 4096;
-
-/// A term that reads no token and no index: numbers and scalar parameters.
-bool closed_term(const Node& m) {  // NOLINT(misc-no-recursion)
-  if (m.kind == K::kReduce) return false;
-  if (m.kind == K::kRef && (m.name == "x" || !m.index.empty() || m.position > 0 ||
-                            !m.position_name.empty() || m.offset != 0))
-    return false;
-  return std::all_of(m.args.begin(), m.args.end(), [](const Node& a) { return closed_term(a); });
-}
-
-struct MonotoneStep {
-  std::size_t argument = 0;  // the operand the value is monotone in
-  bool decreasing = false;
-};
-
-/// One step of a monotone function peeled off a score from the top (R1): the one operand that
-/// is not closed, and whether `m` decreases in it. `strict`: strictly monotone steps only.
-std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
-  const auto number = [](const Node& c) -> std::optional<double> {
-    if (c.kind == K::kNumber) return c.number;
-    if (c.kind == K::kNeg && c.args[0].kind == K::kNumber) return -c.args[0].number;
-    return std::nullopt;
-  };
-  switch (m.kind) {
-    case K::kNeg:
-      return MonotoneStep{0, true};
-    case K::kAdd:
-      if (closed_term(m.args[0])) return MonotoneStep{1, false};
-      if (closed_term(m.args[1])) return MonotoneStep{0, false};
-      return std::nullopt;
-    case K::kSub:
-      if (closed_term(m.args[1])) return MonotoneStep{0, false};
-      if (closed_term(m.args[0])) return MonotoneStep{1, true};
-      return std::nullopt;
-    case K::kMul:
-      for (const std::size_t i : {0U, 1U}) {
-        if (const std::optional<double> c = number(m.args[i]); c && *c != 0)
-          return MonotoneStep{1 - i, *c < 0};
-      }
-      return std::nullopt;
-    case K::kDiv:
-      if (const std::optional<double> c = number(m.args[1]); c && *c != 0)
-        return MonotoneStep{0, *c < 0};
-      return std::nullopt;
-    case K::kPow:  // u^3, u^5: strictly increasing
-      if (m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
-          m.args[1].number == std::floor(m.args[1].number) &&
-          static_cast<long>(m.args[1].number) % 2 == 1)
-        return MonotoneStep{0, false};
-      return std::nullopt;
-    case K::kCall:
-      if (m.args.size() == 1 && (m.name == "exp" || m.name == "log" || m.name == "sqrt" ||
-                                 m.name == "tanh" || (m.name == "relu" && !strict)))
-        return MonotoneStep{0, false};
-      return std::nullopt;
-    default:
-      return std::nullopt;
-  }
-}
 
 bool subscripts_x(const Node& n, const std::string& index) {
   if (n.kind == K::kRef && n.name == "x" && n.index == index) return true;
@@ -1572,23 +1516,6 @@ bool has_selection(const Node& n) {
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return has_selection(a); });
 }
 
-/// The tree with each selection's key stripped of the strictly monotone function at its root,
-/// as R1 reads it (tanh(10 y) + 1 -> 10 y; a decreasing one turns max into min): the same tuples
-/// selected, without the ties of saturated doubles (tanh(10 y) is 1.0 for every y > 2).
-Node keys_unsaturated(Node n) {  // NOLINT(misc-no-recursion)
-  for (Node& a : n.args) a = keys_unsaturated(std::move(a));
-  if (!n.has_key()) return n;
-  for (std::optional<MonotoneStep> step = monotone_step(n.args[1], true);
-       step && !(n.op == targets::ReduceOp::kKth && step->decreasing);
-       step = monotone_step(n.args[1], true)) {
-    if (step->decreasing)
-      n.op = n.op == targets::ReduceOp::kMax ? targets::ReduceOp::kMin : targets::ReduceOp::kMax;
-    Node inner = std::move(n.args[1].args[step->argument]);
-    n.args[1] = std::move(inner);
-  }
-  return n;
-}
-
 /// E4: the constructs noted while compiling may read token order; the target's values decide
 /// whether they do (a symmetric body under s < t, whatever its syntax, does not), and find what
 /// no construct shows: a selection (`by`) whose key ties takes the first tuple in token order.
@@ -1597,13 +1524,8 @@ void decide_order(const targets::Formula& formula, const targets::Bindings& bind
                   long token_dim, Program& p) {
   // Reductions over all tokens with no selection: no permutation changes their values.
   if (!formula.reads_positions() && !has_selection(formula.root())) return;
-  std::optional<targets::Formula> unsaturated;
-  try {
-    unsaturated = targets::Formula::parse(targets::to_text(keys_unsaturated(formula.root())));
-  } catch (const InputError&) {  // the same tree, reprinted: kept as written if it does not parse
-  }
-  const std::optional<bool> changes = detail::changes_when_tokens_permuted(
-      unsaturated ? *unsaturated : formula, bindings, token_dim);
+  const std::optional<bool> changes =
+      detail::changes_when_tokens_permuted(formula, bindings, token_dim);
   if (!changes) return;
   if (!*changes) {
     p.order_dependent.clear();

@@ -133,7 +133,10 @@ class Evaluator {
   void compile(const Node& n);
   [[nodiscard]] Scratch scratch() const;
 
-  std::shared_ptr<const Formula> formula_;  // shared: the tables below point into it
+  std::shared_ptr<const Formula> formula_;
+  /// What is evaluated: the formula with its keys unsaturated (monotone.hpp); shared, since the
+  /// tables below point into it.
+  std::shared_ptr<const Node> root_;
   Bindings bindings_;
   long tokens_;
   long token_dim_;
