@@ -81,7 +81,8 @@ ExperimentResult verify_in_context(const ExperimentSpec& spec, const std::string
     r.notes.insert(r.notes.begin(),
                    fmt::format("{} of {} runs have no result yet (run `infoflow sweep {}{} "
                                "--results {}`)",
-                               r.missing_runs, r.rows.size(), spec.file.string(),
+                               r.missing_runs, r.rows.size(),
+                               spec.called.empty() ? spec.file.string() : spec.called,
                                profile == "quick" ? "" : " --profile " + profile,
                                results_file.parent_path().empty()
                                    ? std::string(".")

@@ -479,19 +479,23 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
 
 std::vector<ExperimentSpec> load_specs(const std::vector<std::string>& names,
                                        const fs::path& directory) {
-  std::vector<fs::path> files;
+  std::vector<std::pair<fs::path, std::string>> files;  // with how a command names each
   if (names.empty()) {
     for (const fs::directory_entry& e : fs::directory_iterator(directory)) {
-      if (e.path().extension() == ".toml") files.push_back(e.path());
+      if (e.path().extension() == ".toml") files.emplace_back(e.path(), e.path().stem().string());
     }
     std::sort(files.begin(), files.end());
   }
   for (const std::string& n : names) {
     const fs::path named = directory / (n + ".toml");
-    files.push_back(fs::is_regular_file(n) || !fs::is_regular_file(named) ? fs::path(n) : named);
+    files.emplace_back(fs::is_regular_file(n) || !fs::is_regular_file(named) ? fs::path(n) : named,
+                       n);
   }
   std::vector<ExperimentSpec> specs;
-  for (const fs::path& f : files) specs.push_back(ExperimentSpec::load(f));
+  for (const auto& [file, called] : files) {
+    specs.push_back(ExperimentSpec::load(file));
+    specs.back().called = called;
+  }
   return specs;
 }
 

@@ -144,6 +144,16 @@ BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagree
   BOOST_TEST(partial.notes[0].find("phase.toml --results " + (dir / "runs").string() + "`)") !=
                  std::string::npos,
              partial.notes[0]);
+  // An experiment named on the command line (a shipped one) is named so again, not by the
+  // absolute path of its file (which the report printed).
+  const std::vector<ex::ExperimentSpec> named =
+      ex::load_specs({"phase"}, s.file.parent_path());
+  BOOST_TEST_REQUIRE(named.size() == 1u);
+  BOOST_TEST(named.front().called == "phase");
+  const ex::ExperimentResult by_name =
+      ex::verify_in_context(named.front(), "quick", part, dir / "runs" / "phase.jsonl", engine);
+  BOOST_TEST(by_name.notes[0].find("(run `infoflow sweep phase --results ") != std::string::npos,
+             by_name.notes[0]);
 }
 
 BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {

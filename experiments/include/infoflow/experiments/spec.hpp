@@ -60,6 +60,8 @@ struct ExperimentSpec {
   std::string confront;
   SourceLocation confront_at;
   std::filesystem::path file;
+  /// How a command names it: a shipped experiment by its name, any other by its file.
+  std::string called;
   std::vector<std::string> profiles;
   /// The runs of a profile, in a fixed order; throws InputError (file:line:column) for an
   /// unknown key or an impossible configuration (bad heads, k > T, ...).
