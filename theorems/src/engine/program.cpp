@@ -525,6 +525,16 @@ class Compiler {
     return true;
   }
 
+  /// The sign a closed term keeps on random sequences (+1, -1), if it keeps one.
+  std::optional<int> closed_sign(const Node& n) const {
+    try {
+      return detail::constant_sign(targets::Formula::parse(targets::to_text(n)), bindings_,
+                                   token_dim_);
+    } catch (const InputError&) {  // an index bound further out
+      return std::nullopt;
+    }
+  }
+
   /// E5: a closed reduction (no index bound further out) that takes one value on random
   /// sequences is a constant, which no action computes (min(s, t) sqnorm(x[s] - x[t]) is 0: s = t
   /// is allowed).
@@ -808,11 +818,35 @@ class Compiler {
       if (term != nullptr || f.term == nullptr) return std::nullopt;
       term = &f;
     }
-    if (term == nullptr || !term->quantities.empty() || term->indices.size() != bound.size())
-      return std::nullopt;
+    if (term == nullptr || term->indices.size() != bound.size()) return std::nullopt;
     const std::vector<ProductGroup> groups = product_groups(*term->term);
-    if (groups.size() < 2) return std::nullopt;
+    // Factors over none of the bound indices that vary with the sequence (a mean, a retrieved
+    // value: max(t) (y_t * sum(s) z_s)) are a value the readout holds beside the groups'
+    // extrema; its sign picks the vertex, so where the sign is unknown both extrema are
+    // fetched (one layer of three heads, where reading the mean first takes two layers).
+    std::vector<const Node*> free_parts;
+    for (const Node* part : product_parts(*term->term)) {
+      const Deps part_deps = deps_of(*part, scope);
+      if (std::none_of(bound.begin(), bound.end(),
+                       [&](const std::string& b) { return part_deps.indices.count(b) != 0; }) &&
+          !part_deps.quantities.empty())
+        free_parts.push_back(part);
+    }
+    if (groups.size() < 2 && free_parts.empty()) return std::nullopt;
+    for (const ProductGroup& g : groups) {
+      for (const Node* member : g.members) {
+        if (!deps_of(*member, {}).quantities.empty()) return std::nullopt;
+      }
+    }
+    // With one group, a free factor of a known sign (E5's draws: never negative, say) leaves one
+    // extremum of the group to fetch.
+    std::optional<int> sign = groups.size() == 1 ? std::optional<int>(1) : std::nullopt;
+    for (const Node* part : free_parts) {
+      const std::optional<int> s = sign ? closed_sign(*part) : std::nullopt;
+      sign = s ? std::optional<int>(*sign * *s) : std::nullopt;
+    }
     Deps d = leftovers(factors, bound);
+    for (const Node* part : free_parts) d.add(deps_of(*part, scope));
     std::vector<std::string> parts_text;
     int order = 1;
     for (const auto& [indices, members] : groups) {
@@ -823,7 +857,10 @@ class Compiler {
         m.args = {std::move(product), *members[i]};
         product = std::move(m);
       }
-      for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
+      std::vector<targets::ReduceOp> ops{targets::ReduceOp::kMax, targets::ReduceOp::kMin};
+      if (sign) ops = {(n.op == targets::ReduceOp::kMax) == (*sign > 0) ? targets::ReduceOp::kMax
+                                                                        : targets::ReduceOp::kMin};
+      for (const targets::ReduceOp op : ops) {
         Node r = n;
         r.op = op;
         r.binders.clear();
@@ -838,13 +875,31 @@ class Compiler {
         parts_text.push_back(targets::to_text(r));
       }
     }
+    std::vector<std::string> free_text;
+    for (const Node* part : free_parts) free_text.push_back(targets::to_text(*part));
     c.order = order;
-    c.elimination = fmt::format(
-        "its factors split the indices into independent groups, so its extremum is at a vertex: "
-        "{} (a product of each group's maximum or minimum)",
-        fmt::join(parts_text, ", "));
+    c.elimination =
+        groups.size() >= 2
+            ? fmt::format("its factors split the indices into independent groups, so its "
+                          "extremum is at a vertex: {} (a product of each group's maximum or "
+                          "minimum{})",
+                          fmt::join(parts_text, ", "),
+                          free_text.empty() ? "" : ", times " + fmt::format("{}", fmt::join(free_text, " * ")))
+            : fmt::format("{} varies with the sequence but not with the indices, so the extremum "
+                          "is at {}{}",
+                          fmt::join(free_text, " * "), fmt::join(parts_text, " or "),
+                          sign ? " (its sign never changes on random sequences)" : "");
     c.summary = true;
     p_.comparisons.push_back(c);
+    return d;
+  }
+
+  /// What a term of an objective already compiled (factor_of()) reads: its indices and
+  /// quantities, without recording its comparisons a second time (its quantities merge).
+  Deps deps_of(const Node& m, const std::set<std::string>& scope) {
+    const std::size_t recorded = p_.comparisons.size();
+    Deps d = expr(m, scope);
+    p_.comparisons.resize(recorded);
     return d;
   }
 
@@ -859,7 +914,7 @@ class Compiler {
   std::vector<ProductGroup> product_groups(const Node& term) {
     std::vector<ProductGroup> groups;
     for (const Node* part : product_parts(term)) {
-      ProductGroup joined{expr(*part, {}).indices, {}};
+      ProductGroup joined{deps_of(*part, {}).indices, {}};
       if (joined.indices.empty()) continue;
       for (auto it = groups.begin(); it != groups.end();) {
         if (std::any_of(it->indices.begin(), it->indices.end(),
@@ -1022,7 +1077,7 @@ class Compiler {
                 const Deps& body_deps, const std::set<std::string>& scope, Comparison& c) {
     const Elimination e = best_order(factors, bound);
     const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
-    if (split_products_ && e.widest < 2 && bound.size() >= 2) {
+    if (split_products_ && e.widest < 2) {
       if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
     }
     if (e.widest >= 2) {
@@ -1251,18 +1306,24 @@ class Compiler {
         d.indices.insert(f.indices.begin(), f.indices.end());
         continue;
       }
+      // One uniform head averages every token-wise value the tokens hold at its layer: the
+      // means of terms that need the same quantities (and an FFN or not) are one action
+      // (sum(t) (y_t^2 + z_t^2) once took a head a term, (1,2) where (1,1) trains to 1.6e-4).
       Quantity q;
       q.mode = Mode::kMean;
       q.needs.assign(f.quantities.begin(), f.quantities.end());
       q.needs_at_tokens = true;
       q.needs_ffn = !linear_in_tokens(f.text, on.front());
-      const int id = add(q, fmt::format("mean|{}|{}", f.key({{on.front(), "#v"}}),
-                                        fmt::join(q.needs, ",")));
+      const int id =
+          add(q, fmt::format("mean|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : ""));
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+      const std::string term = f.signed_text();
       if (made.what.empty())
-        made.what =
-            fmt::format("{} = the mean over {} of {}", made.name, on.front(), f.signed_text());
-      steps.push_back(on.front() + " -> " + made.name);
+        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), term);
+      else if (made.what.find(term) == std::string::npos)
+        made.what += fmt::format(", and of {}", term);
+      const std::string step = on.front() + " -> " + made.name;
+      if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
       d.quantities.insert(id);
     }
     c.elimination = fmt::format("{} (uniform averages)", fmt::join(steps, "; "));

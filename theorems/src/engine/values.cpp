@@ -279,6 +279,32 @@ std::optional<double> constant_value(const targets::Formula& formula,
   }
 }
 
+std::optional<int> constant_sign(const targets::Formula& formula,
+                                 const targets::Bindings& bindings, long token_dim) {
+  const long tokens = tokens_for(formula, bindings);
+  const long n = draws_within_budget(formula, tokens, kConstantDraws);
+  try {
+    bool negative = false;
+    bool positive = false;
+    for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
+      Rng rng(seed);
+      Eigen::MatrixXd x(f.token_dim(), n * tokens);
+      draw(rng, tokens, x, nullptr);
+      spread_scales(rng, tokens, x);
+      Eigen::VectorXd y(n);
+      f(x, y);
+      if (!y.allFinite()) return std::nullopt;
+      negative = negative || (y.array() < 0).any();
+      positive = positive || (y.array() > 0).any();
+    }
+    if (negative == positive) return std::nullopt;
+    return positive ? 1 : -1;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
 bool undefined_somewhere(const targets::Formula& formula, const targets::Bindings& bindings,
                          long token_dim) {
   const long tokens = tokens_for(formula, bindings);

@@ -34,6 +34,12 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim = 0);
 
+/// The sign the formula keeps on random sequences (at random scales), for each of several draws
+/// of the parameters and d: +1 when no value is negative, -1 when none is positive; nullopt when
+/// it takes both signs, is 0 throughout, or cannot be evaluated. A sample, as E4 and E5.
+std::optional<int> constant_sign(const targets::Formula& formula,
+                                 const targets::Bindings& bindings, long token_dim = 0);
+
 /// Whether the formula is not a finite number on some random sequence at unit scale (a log or
 /// sqrt of a negative value, a division by zero, an overflow), for some draw of the parameters
 /// and d; false when every value is finite or the formula cannot be evaluated.
