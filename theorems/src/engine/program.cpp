@@ -1473,6 +1473,7 @@ class Compiler {
       idle_.push_back(targets::to_text(n));
       return out.args[0];
     }
+    if (std::optional<Node> moved = anchored(out)) out = std::move(*moved);
     if (std::optional<Node> peeled = monotone_outside(out)) return *peeled;
     const auto plain = [](const Node& r) {
       return r.kind == K::kReduce && !r.has_key() &&
@@ -1491,6 +1492,49 @@ class Compiler {
     notes_[targets::to_text(out)] +=
         " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)";
     return out;
+  }
+
+  /// R5: a reduction over one token index t that reads x only at offsets of t (x[t-1], x[t+1])
+  /// is the same reduction anchored at one of them (x[t], x[t+2]) where the two take the same
+  /// values on random sequences (the zero vector outside 1..T must leave the boundary terms
+  /// unchanged, as in a dot): each token then fetches one neighbour, not two (the engine once
+  /// said (1,1,1) for max(t) dot(x[t-1], x[t+1]), which trains to 3.1e-4 on (1,1), the very
+  /// NMSE of max(t) dot(x[t], x[t+2])).
+  std::optional<Node> anchored(const Node& n) {
+    if (n.kind != K::kReduce || n.binders.size() != 1 || n.binders[0].has_range ||
+        !n.constraints.empty())
+      return std::nullopt;
+    const std::string& t = n.binders[0].name;
+    std::set<long> offsets;
+    std::function<void(const Node&)> collect = [&](const Node& m) {
+      if (m.kind == K::kRef && m.name == "x" && m.index == t) offsets.insert(m.offset);
+      for (const Node& a : m.args) collect(a);
+    };
+    for (const Node& a : n.args) collect(a);
+    if (offsets.empty() || offsets.count(0) != 0) return std::nullopt;
+    std::function<Node(Node, long)> shifted = [&](Node m, long by) {
+      if (m.kind == K::kRef && m.name == "x" && m.index == t) m.offset -= by;
+      for (Node& a : m.args) a = shifted(std::move(a), by);
+      return m;
+    };
+    const std::string written = targets::to_text(n);
+    for (const long anchor : offsets) {
+      Node moved = n;
+      for (Node& a : moved.args) a = shifted(std::move(a), anchor);
+      try {
+        if (!detail::same_values(targets::Formula::parse(written),
+                                 targets::Formula::parse(targets::to_text(moved)), bindings_,
+                                 token_dim_))
+          continue;
+      } catch (const InputError&) {  // an index bound further out
+        return std::nullopt;
+      }
+      notes_[targets::to_text(moved)] +=
+          " (written " + written + ": the same values anchored at x[" + t +
+          fmt::format("{:+}", anchor) + "], R5)";
+      return moved;
+    }
+    return std::nullopt;
   }
 
   /// R1's monotone rewrite: an extremum over some indices of a monotone function of a score,
