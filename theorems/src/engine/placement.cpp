@@ -116,6 +116,8 @@ class Searcher {
 
   bool allowed(std::size_t i, const Quantity& q, const Slot& s) const {
     if (q.needs_ffn && s.layer < 2) return false;  // an FFN computes the value first
+    // A head of dimension n averages n values (two means on (1) with n = 1 trained to 0.17).
+    if (q.mode == Mode::kMean && q.values > a_.head_dim_of(s.layer - 1)) return false;
     if (const int prev = previous_copy_[i]; prev >= 0) {
       const auto& other = current_.slots[static_cast<std::size_t>(prev)];
       if (other && rank_of(s) < rank_of(*other)) return false;  // copies in slot order

@@ -1306,9 +1306,10 @@ class Compiler {
         d.indices.insert(f.indices.begin(), f.indices.end());
         continue;
       }
-      // One uniform head averages every token-wise value the tokens hold at its layer: the
-      // means of terms that need the same quantities (and an FFN or not) are one action
-      // (sum(t) (y_t^2 + z_t^2) once took a head a term, (1,2) where (1,1) trains to 1.6e-4).
+      // One uniform head averages every token-wise value the tokens hold at its layer, as many
+      // as its dimension n carries: the means of terms that need the same quantities (and an
+      // FFN or not) are one action (sum(t) (y_t^2 + z_t^2) once took a head a term, (1,2) where
+      // (1,1) trains to 1.6e-4), placed on heads of n >= their count (placement.cpp).
       Quantity q;
       q.mode = Mode::kMean;
       q.needs.assign(f.quantities.begin(), f.quantities.end());
@@ -1320,8 +1321,10 @@ class Compiler {
       const std::string term = f.signed_text();
       if (made.what.empty())
         made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), term);
-      else if (made.what.find(term) == std::string::npos)
+      else if (made.what.find(term) == std::string::npos) {
         made.what += fmt::format(", and of {}", term);
+        ++made.values;
+      }
       const std::string step = on.front() + " -> " + made.name;
       if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
       d.quantities.insert(id);
