@@ -32,6 +32,7 @@ class Searcher {
     current_.slots.assign(m, std::nullopt);
     current_.theorem2.assign(m, false);
     used_.assign(static_cast<std::size_t>(layers_ + 1), {0, 0});
+    pooled_means_.assign(static_cast<std::size_t>(layers_ + 1), {0, 0});
     previous_copy_.assign(m, -1);
     for (const std::vector<int>& group : p_.interchangeable) {
       for (std::size_t j = 1; j < group.size(); ++j)
@@ -103,12 +104,22 @@ class Searcher {
         const Slot s{l, readout};
         if (!allowed(i, q, s)) continue;
         auto& count = used_[static_cast<std::size_t>(l)][readout ? 1 : 0];
-        if (count >= a_.heads[static_cast<std::size_t>(l - 1)]) continue;
-        ++count;
+        // Means at one (layer, token class) share uniform heads, n averaged values a head
+        // (two means on (1) with n = 1 trained to 0.17; on (2), or (1) with n = 2, to 3e-5).
+        auto& pooled = pooled_means_[static_cast<std::size_t>(l)][readout ? 1 : 0];
+        const long n = a_.head_dim_of(l - 1);
+        const long values = q.mode == Mode::kMean ? q.values : 0;
+        const long heads = q.mode == Mode::kMean
+                               ? (pooled + values + n - 1) / n - (pooled + n - 1) / n
+                               : 1;
+        if (count + heads > a_.heads[static_cast<std::size_t>(l - 1)]) continue;
+        count += heads;
+        pooled += values;
         current_.slots[i] = s;
         dfs(i + 1);
         current_.slots[i].reset();
-        --count;
+        count -= heads;
+        pooled -= values;
         if (done_) return;
       }
     }
@@ -116,8 +127,6 @@ class Searcher {
 
   bool allowed(std::size_t i, const Quantity& q, const Slot& s) const {
     if (q.needs_ffn && s.layer < 2) return false;  // an FFN computes the value first
-    // A head of dimension n averages n values (two means on (1) with n = 1 trained to 0.17).
-    if (q.mode == Mode::kMean && q.values > a_.head_dim_of(s.layer - 1)) return false;
     if (const int prev = previous_copy_[i]; prev >= 0) {
       const auto& other = current_.slots[static_cast<std::size_t>(prev)];
       if (other && rank_of(s) < rank_of(*other)) return false;  // copies in slot order
@@ -206,6 +215,7 @@ class Searcher {
   long nodes_ = 0;
   std::size_t deepest_ = 0;
   std::vector<std::array<long, 2>> used_;  // [layer][inputs, readout]
+  std::vector<std::array<long, 2>> pooled_means_;  // averaged values placed there, likewise
   std::vector<bool> present_;
   std::vector<std::vector<int>> needs_;
   std::vector<int> previous_copy_;

@@ -1309,7 +1309,8 @@ class Compiler {
       // One uniform head averages every token-wise value the tokens hold at its layer, as many
       // as its dimension n carries: the means of terms that need the same quantities (and an
       // FFN or not) are one action (sum(t) (y_t^2 + z_t^2) once took a head a term, (1,2) where
-      // (1,1) trains to 1.6e-4), placed on heads of n >= their count (placement.cpp).
+      // (1,1) trains to 1.6e-4); the placement pools the means of one (layer, token class) on
+      // heads of n values each (placement.cpp).
       Quantity q;
       q.mode = Mode::kMean;
       q.needs.assign(f.quantities.begin(), f.quantities.end());

@@ -47,7 +47,7 @@ struct Quantity {
   /// nonlinear, or a retrieval's score that attention cannot form from the raw tokens.
   bool needs_ffn = false;
   long positions = 0;      ///< kPositions: how many positions it gathers
-  long values = 1;         ///< kMean: the averaged values it carries, one head of n >= values
+  long values = 1;         ///< kMean: the averaged values it carries (n of them a head)
   int order = 0;           ///< kAggregation: the order of the comparison that forces it
 };
 
