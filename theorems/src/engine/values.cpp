@@ -188,6 +188,24 @@ bool permutation_changes(const targets::Formula& formula, const targets::Binding
   return false;
 }
 
+/// The formula's values on `n` random sequences of `tokens` tokens, for each draw of the
+/// parameters and d in turn, at unit scale or spread (spread_scales()); `visit(y)` returns false
+/// to stop. Throws InputError where the formula cannot be evaluated.
+template <class Visit>
+void values_per_draw(const targets::Formula& formula, const targets::Bindings& bindings,
+                     long token_dim, long tokens, long n, bool spread, Visit visit) {
+  for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
+    const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
+    Rng rng(seed);
+    Eigen::MatrixXd x(f.token_dim(), n * tokens);
+    draw(rng, tokens, x, nullptr);
+    if (spread) spread_scales(rng, tokens, x);
+    Eigen::VectorXd y(n);
+    f(x, y);
+    if (!visit(y)) return;
+  }
+}
+
 }  // namespace
 
 std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula,
@@ -257,23 +275,18 @@ std::optional<double> constant_value(const targets::Formula& formula,
   if (n < 2) return std::nullopt;
   try {
     std::optional<double> value;
-    for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
-      Rng rng(seed);
-      Eigen::MatrixXd x(f.token_dim(), n * tokens);
-      draw(rng, tokens, x, nullptr);
-      // E4 keeps unit scale: there a saturated tanh(20 L) rounds to 1.0 for several tokens, a
-      // tie of the floats, not of the target.
-      spread_scales(rng, tokens, x);
-      Eigen::VectorXd y(n);
-      f(x, y);
+    bool constant = true;
+    // At random scales: E4 keeps unit scale, where a saturated tanh(20 L) rounds to 1.0 for
+    // several tokens, a tie of the floats, not of the target.
+    values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
       const double tol = tolerance(y, y);
       for (long i = 0; i < n; ++i) {
-        if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) return std::nullopt;
+        if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) constant = false;
       }
-      if (!value) value = y(0);  // a constant may depend on the parameters (max(t) c is c)
-    }
-    return value;
+      if (constant && !value) value = y(0);  // a constant may depend on the parameters
+      return constant;
+    });
+    return constant ? value : std::nullopt;
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -284,21 +297,16 @@ std::optional<int> constant_sign(const targets::Formula& formula,
   const long tokens = tokens_for(formula, bindings);
   const long n = draws_within_budget(formula, tokens, kConstantDraws);
   try {
+    bool finite = true;
     bool negative = false;
     bool positive = false;
-    for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
-      Rng rng(seed);
-      Eigen::MatrixXd x(f.token_dim(), n * tokens);
-      draw(rng, tokens, x, nullptr);
-      spread_scales(rng, tokens, x);
-      Eigen::VectorXd y(n);
-      f(x, y);
-      if (!y.allFinite()) return std::nullopt;
+    values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
+      finite = y.allFinite();
       negative = negative || (y.array() < 0).any();
       positive = positive || (y.array() > 0).any();
-    }
-    if (negative == positive) return std::nullopt;
+      return finite && !(negative && positive);
+    });
+    if (!finite || negative == positive) return std::nullopt;
     return positive ? 1 : -1;
   } catch (const InputError&) {
     return std::nullopt;
@@ -310,16 +318,12 @@ bool undefined_somewhere(const targets::Formula& formula, const targets::Binding
   const long tokens = tokens_for(formula, bindings);
   const long n = draws_within_budget(formula, tokens, kConstantDraws);
   try {
-    for (std::uint64_t seed = 1; seed <= kParameterSeeds; ++seed) {
-      const targets::Evaluator f = evaluator(formula, bindings, tokens, seed, token_dim);
-      Rng rng(seed);
-      Eigen::MatrixXd x(f.token_dim(), n * tokens);
-      draw(rng, tokens, x, nullptr);
-      Eigen::VectorXd y(n);
-      f(x, y);
-      if (!y.allFinite()) return true;
-    }
-    return false;
+    bool finite = true;
+    values_per_draw(formula, bindings, token_dim, tokens, n, false, [&](const Eigen::VectorXd& y) {
+      finite = y.allFinite();
+      return finite;
+    });
+    return !finite;
   } catch (const InputError&) {
     return false;
   }
