@@ -300,6 +300,7 @@ nlohmann::json to_json(const theorems::Program& program) {
                           {"holder", q.holder == theorems::Holder::kGlobal ? "global" : "token"},
                           {"mode", theorems::to_text(q.mode)},
                           {"what", q.what},
+                          {"values", q.values},
                           {"needs", needs}});
   }
   return {{"comparison_order", program.order},

@@ -8,8 +8,8 @@ namespace infoflow::targets {
 
 namespace {
 using K = Node::Kind;
-}  // namespace
 
+/// A term that reads no token and no index: numbers and scalar parameters.
 bool closed_term(const Node& m) {  // NOLINT(misc-no-recursion)
   if (m.kind == K::kReduce) return false;
   if (m.kind == K::kRef && (m.name == "x" || !m.index.empty() || m.position > 0 ||
@@ -17,6 +17,7 @@ bool closed_term(const Node& m) {  // NOLINT(misc-no-recursion)
     return false;
   return std::all_of(m.args.begin(), m.args.end(), [](const Node& a) { return closed_term(a); });
 }
+}  // namespace
 
 std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
   const auto number = [](const Node& c) -> std::optional<double> {
@@ -47,8 +48,7 @@ std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
       return std::nullopt;
     case K::kPow:  // u^3, u^5: strictly increasing
       if (m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
-          m.args[1].number == std::floor(m.args[1].number) &&
-          static_cast<long>(m.args[1].number) % 2 == 1)
+          std::fmod(m.args[1].number, 2.0) == 1.0)
         return MonotoneStep{0, false};
       return std::nullopt;
     case K::kCall:
@@ -63,7 +63,7 @@ std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
 
 Node unsaturated_keys(Node n) {  // NOLINT(misc-no-recursion)
   for (Node& a : n.args) a = unsaturated_keys(std::move(a));
-  if (!n.has_key()) return n;
+  if (!n.has_key() || n.op == ReduceOp::kSum) return n;  // a sum's key selects nothing
   for (std::optional<MonotoneStep> step = monotone_step(n.args[1], true);
        step && !(n.op == ReduceOp::kKth && step->decreasing);
        step = monotone_step(n.args[1], true)) {

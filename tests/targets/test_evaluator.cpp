@@ -41,6 +41,11 @@ BOOST_AUTO_TEST_CASE(reductions_arithmetic_and_functions_by_hand) {
   // Scores x(t) . x(3) are 1, 1, 2, -4: the largest is at t = 3, the smallest at t = 4.
   BOOST_TEST(value("max(t by dot(x[t], x[3])) sqnorm(x[t])", x) == 2.0);
   BOOST_TEST(value("min(t by dot(x[t], x[3])) sqnorm(x[t])", x) == 8.0);
+  // A key read without its monotone function: -(...) turns max into min, tanh(20 y) (1.0 in
+  // doubles for y = 1 and 2) selects as y; a sum's key selects nothing and stays a sum.
+  BOOST_TEST(value("max(t by -dot(x[t], x[3])) sqnorm(x[t])", x) == 8.0);
+  BOOST_TEST(value("max(t by tanh(20 * dot(x[t], x[3]))) sqnorm(x[t])", x) == 2.0);
+  BOOST_TEST(value("sum(t by -dot(x[t], x[3])) sqnorm(x[t])", x) == value("sum(t) sqnorm(x[t])", x));
   BOOST_TEST(value("2^3 - 4 / 2 * 3 + relu(-1) + abs(-2) + exp(0) + -sqrt(4)", x) ==
              8 - 6 + 0 + 2 + 1 - 2);
   BOOST_TEST(value("dot(3 * x[1] - x[2] / 2, x[3])", x) == 2.5);

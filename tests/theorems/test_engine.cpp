@@ -539,8 +539,6 @@ BOOST_AUTO_TEST_CASE(bad_architectures_are_input_errors) {
   BOOST_CHECK_THROW((void)target("kth(k, t) dot(a, x[t])"), infoflow::InputError);
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 // beta_1 and the comparison number count comparisons made: not the line that says how some of
 // them combine (|E| as the larger of max E and -min E counted three, 3 T), nor an idle selection.
 BOOST_AUTO_TEST_CASE(summaries_and_idle_selections_are_not_counted_as_comparisons) {
@@ -578,3 +576,5 @@ BOOST_AUTO_TEST_CASE(the_monotone_rewrite_keeps_constants_ties_and_domains_in_vi
   BOOST_TEST(twice.program->dimension() == 1);
   BOOST_TEST(infoflow::symbolic::canonical(twice.program->comparison_number) == "T");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

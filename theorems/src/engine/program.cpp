@@ -3,7 +3,6 @@
 #include "infoflow/theorems/program.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -304,7 +303,7 @@ class Compiler {
     }
     std::set<std::string> counted;  // one reduction written twice is one comparison
     for (const Comparison& c : p_.comparisons) {
-      if (c.summary || !counted.insert(c.text).second) continue;
+      if (!c.counts() || !counted.insert(c.text).second) continue;
       p_.order = std::max(p_.order, c.order);
       p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
     }
@@ -648,6 +647,12 @@ class Compiler {
     return annotated(extremum(n, bound, factors, body_deps, scope, c), c.text);
   }
 
+  /// Records how a rewritten reduction was written (once: a rewrite seen twice says it once).
+  void note(const std::string& reduction, const std::string& how) {
+    std::string& notes = notes_[reduction];
+    if (notes.find(how) == std::string::npos) notes += how;
+  }
+
   /// Says in the comparison just made how its reduction was written, if a rewrite made it.
   Deps annotated(Deps d, const std::string& text) {
     const auto note = notes_.find(text);
@@ -680,8 +685,8 @@ class Compiler {
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
     }
-    notes_[unconstrained] +=
-        " (written " + written + ": the constraints never bind on random sequences, E3)";
+    note(unconstrained,
+         " (written " + written + ": the constraints never bind on random sequences, E3)");
     return free;
   }
 
@@ -769,7 +774,7 @@ class Compiler {
     c.order = 1;
     c.elimination = fmt::format(
         "the token of the largest |y|{} is that of max y or of min y: {}, the readout's FFN "
-        "taking the one whose |y| is larger",
+        "taking the one whose key is larger",
         square ? " (y^2 = |y|^2)" : "", fmt::join(parts, ", "));
     c.summary = true;
     p_.comparisons.push_back(c);
@@ -824,29 +829,34 @@ class Compiler {
     // value: max(t) (y_t * sum(s) z_s)) are a value the readout holds beside the groups'
     // extrema; its sign picks the vertex, so where the sign is unknown both extrema are
     // fetched (one layer of three heads, where reading the mean first takes two layers).
+    // The factors were compiled with the term (factor_of()); read here from the tree alone.
     std::vector<const Node*> free_parts;
+    std::vector<const Node*> constant_parts;
     for (const Node* part : product_parts(*term->term)) {
-      const Deps part_deps = deps_of(*part, scope);
-      if (std::none_of(bound.begin(), bound.end(),
-                       [&](const std::string& b) { return part_deps.indices.count(b) != 0; }) &&
-          !part_deps.quantities.empty())
-        free_parts.push_back(part);
+      if (!read_indices(*part).empty()) continue;
+      (summarises(*part) ? free_parts : constant_parts).push_back(part);
     }
     if (groups.size() < 2 && free_parts.empty()) return std::nullopt;
     for (const ProductGroup& g : groups) {
       for (const Node* member : g.members) {
-        if (!deps_of(*member, {}).quantities.empty()) return std::nullopt;
+        if (summarises(*member)) return std::nullopt;
       }
     }
     // With one group, a free factor of a known sign (E5's draws: never negative, say) leaves one
-    // extremum of the group to fetch.
-    std::optional<int> sign = groups.size() == 1 ? std::optional<int>(1) : std::nullopt;
+    // extremum of the group to fetch, where the term's own sign and constants are known too (a
+    // parameter's sign is a draw).
+    std::optional<int> sign = groups.size() == 1 && term->scale == "+|" && constant_parts.empty()
+                                  ? std::optional<int>(1)
+                                  : std::nullopt;
     for (const Node* part : free_parts) {
       const std::optional<int> s = sign ? closed_sign(*part) : std::nullopt;
       sign = s ? std::optional<int>(*sign * *s) : std::nullopt;
     }
     Deps d = leftovers(factors, bound);
-    for (const Node* part : free_parts) d.add(deps_of(*part, scope));
+    d.quantities.insert(term->quantities.begin(), term->quantities.end());  // the free factors'
+    for (const std::string& i : term->indices) {
+      if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
+    }
     std::vector<std::string> parts_text;
     int order = 1;
     for (const auto& [indices, members] : groups) {
@@ -894,13 +904,27 @@ class Compiler {
     return d;
   }
 
-  /// What a term of an objective already compiled (factor_of()) reads: its indices and
-  /// quantities, without recording its comparisons a second time (its quantities merge).
-  Deps deps_of(const Node& m, const std::set<std::string>& scope) {
-    const std::size_t recorded = p_.comparisons.size();
-    Deps d = expr(m, scope);
-    p_.comparisons.resize(recorded);
-    return d;
+  /// The token indices a term reads and does not bind itself.
+  static std::set<std::string> read_indices(const Node& m) {  // NOLINT(misc-no-recursion)
+    std::set<std::string> out;
+    if (m.kind == K::kRef && m.name == "x" && !m.index.empty()) out.insert(m.index);
+    for (const Node& a : m.args) {
+      const std::set<std::string> inner = read_indices(a);
+      out.insert(inner.begin(), inner.end());
+    }
+    if (m.kind == K::kReduce) {
+      for (const targets::Binder& b : m.binders) out.erase(b.name);
+    }
+    return out;
+  }
+
+  /// Whether a term reads a quantity of the sequence: a reduction, or a token at a fixed
+  /// position.
+  static bool summarises(const Node& m) {  // NOLINT(misc-no-recursion)
+    if (m.kind == K::kReduce) return true;
+    if (m.kind == K::kRef && m.name == "x" && (m.position > 0 || !m.position_name.empty()))
+      return true;
+    return std::any_of(m.args.begin(), m.args.end(), [](const Node& a) { return summarises(a); });
   }
 
   struct ProductGroup {
@@ -914,7 +938,7 @@ class Compiler {
   std::vector<ProductGroup> product_groups(const Node& term) {
     std::vector<ProductGroup> groups;
     for (const Node* part : product_parts(term)) {
-      ProductGroup joined{deps_of(*part, {}).indices, {}};
+      ProductGroup joined{read_indices(*part), {}};
       if (joined.indices.empty()) continue;
       for (auto it = groups.begin(); it != groups.end();) {
         if (std::any_of(it->indices.begin(), it->indices.end(),
@@ -1320,11 +1344,12 @@ class Compiler {
           add(q, fmt::format("mean|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : ""));
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       const std::string term = f.signed_text();
-      if (made.what.empty())
-        made.what = fmt::format("{} = the mean over {} of {}", made.name, on.front(), term);
-      else if (made.what.find(term) == std::string::npos) {
-        made.what += fmt::format(", and of {}", term);
-        ++made.values;
+      std::set<std::string>& averaged = averaged_[id];
+      if (averaged.insert(f.key({{on.front(), "#v"}})).second) {
+        made.values = static_cast<long>(averaged.size());
+        made.what += made.what.empty()
+                         ? fmt::format("{} = the mean over {} of {}", made.name, on.front(), term)
+                         : fmt::format(", and of {}", term);
       }
       const std::string step = on.front() + " -> " + made.name;
       if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
@@ -1493,8 +1518,8 @@ class Compiler {
     out.constraints.insert(out.constraints.end(), inner.constraints.begin(),
                            inner.constraints.end());
     out.args[0] = std::move(inner.args[0]);
-    notes_[targets::to_text(out)] +=
-        " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)";
+    note(targets::to_text(out),
+         " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)");
     return out;
   }
 
@@ -1533,9 +1558,8 @@ class Compiler {
       } catch (const InputError&) {  // an index bound further out
         return std::nullopt;
       }
-      notes_[targets::to_text(moved)] +=
-          " (written " + written + ": the same values anchored at x[" + t +
-          fmt::format("{:+}", anchor) + "], R5)";
+      note(targets::to_text(moved), " (written " + written + ": the same values anchored at x[" +
+                                        t + fmt::format("{:+}", anchor) + "], R5)");
       return moved;
     }
     return std::nullopt;
@@ -1574,8 +1598,7 @@ class Compiler {
       extremum.op = n.op == targets::ReduceOp::kMax ? targets::ReduceOp::kMin : targets::ReduceOp::kMax;
     extremum.args[keyed ? 1 : 0] = *at;
     extremum = flatten(extremum);
-    std::string& note = notes_[targets::to_text(extremum)];
-    note += fmt::format(
+    note(targets::to_text(extremum), fmt::format(
         " (written {}: {}, R1)", targets::to_text(n),
         keyed ? (decreasing ? "a strictly decreasing function of the key selects the token of "
                               "the opposite extremum"
@@ -1584,7 +1607,7 @@ class Compiler {
               ? "a non-decreasing function of the score, at the score's tuple of the same rank"
               : (decreasing ? "a non-increasing function of the score, at the score's opposite "
                               "extremum"
-                            : "a non-decreasing function of the score, at the score's extremum"));
+                            : "a non-decreasing function of the score, at the score's extremum")));
     if (keyed) return extremum;
     Node out = score;
     Node* slot = &out;
@@ -1612,6 +1635,7 @@ class Compiler {
   bool split_products_ = false;    // every separable product at its vertices (the alternative)
   Node root_;
   std::map<std::string, std::string> notes_;  // a rewritten reduction: how it was written
+  std::map<int, std::set<std::string>> averaged_;  // a mean quantity: the terms it averages
   std::deque<Node> made_;  // terms made by distributing dot over sums (stable addresses)
   Program p_;
   std::map<std::string, int> merged_;
@@ -1673,7 +1697,7 @@ bool Program::blocked() const {
 long Program::dimension() const {
   std::set<std::string> distinct;
   for (const Comparison& c : comparisons) {
-    if (c.order > 0 && !c.summary) distinct.insert(c.text);
+    if (c.counts()) distinct.insert(c.text);
   }
   return static_cast<long>(distinct.size());
 }

@@ -14,22 +14,22 @@
 
 namespace infoflow::targets {
 
-/// A term that reads no token and no index: numbers and scalar parameters.
-bool closed_term(const Node& m);
-
 struct MonotoneStep {
   std::size_t argument = 0;  ///< the operand the value is monotone in
   bool decreasing = false;
 };
 
-/// How `m` depends on its one operand that is not closed, when monotonically: a closed term
-/// added or subtracted, a product or quotient by a nonzero number, a negation, exp, log, sqrt,
-/// tanh, an odd power; relu (flat below 0) unless `strict`. nullopt for anything else.
+/// How `m` depends on its one operand that is not closed, when monotonically: a term that reads
+/// no token and no index (numbers, scalar parameters) added or subtracted, a product or
+/// quotient by a nonzero number, a negation, exp, log, sqrt, tanh, an odd power; relu (flat
+/// below 0) unless `strict`. nullopt for anything else. log and sqrt increase where defined.
 std::optional<MonotoneStep> monotone_step(const Node& m, bool strict);
 
 /// The tree with each selection's key stripped of the strictly monotone function at its root
 /// (tanh(20 y) + 1 -> 20 y; a decreasing one turns max into min, and a k-th largest keeps the
-/// non-decreasing ones only): the same tuples selected, without ties of saturated doubles.
+/// non-decreasing ones only): the same tuples selected, without ties of saturated doubles. A
+/// key under log or sqrt is read where they are defined (where the argument is negative the
+/// written key is NaN, and selects by its argument instead).
 Node unsaturated_keys(Node n);
 
 }  // namespace infoflow::targets

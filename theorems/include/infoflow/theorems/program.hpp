@@ -69,6 +69,8 @@ struct Comparison {
   /// How comparisons listed before it combine (|E| as the larger of max E and -min E): no
   /// comparison of its own, so neither in beta_1 nor in the comparison number.
   bool summary = false;
+  /// In beta_1 and the comparison number: made (order > 0: not an idle selection), no summary.
+  [[nodiscard]] bool counts() const { return order > 0 && !summary; }
 };
 
 struct Program {
