@@ -10,6 +10,7 @@
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/train.hpp"
+#include "infoflow/targets/evaluator.hpp"
 
 namespace nm = infoflow::numeric;
 
@@ -143,6 +144,15 @@ BOOST_AUTO_TEST_CASE(bad_options_are_rejected_before_any_work) {
   m.heads = {2, 2};
   m.tokens = 7;  // the task has T = 6
   BOOST_CHECK_THROW(nm::train(m, *task, o), infoflow::InputError);
+  // A target that is NaN where its log's argument is negative: said so, not "constant".
+  const auto undefined = nm::make_formula_task(
+      "f", infoflow::targets::Evaluator(
+               infoflow::targets::Formula::parse("max(t) log(dot(a, x[t]))"), {{"T", 6}}, 2, 1));
+  BOOST_CHECK_EXCEPTION(
+      nm::train(model_for(*undefined, {2, 2}, 8), *undefined, nm::TrainOptions{}),
+      infoflow::InputError, [](const infoflow::InputError& e) {
+        return std::string(e.what()).find("not a finite number") != std::string::npos;
+      });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
