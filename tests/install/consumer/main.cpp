@@ -9,6 +9,10 @@
 #include "infoflow/theorems/catalogue.hpp"
 #include "infoflow/theorems/engine.hpp"
 
+#if defined(INFOFLOW_EXPECT_AVX2) && !defined(__AVX2__)
+#error "the installed package did not pass its -march=x86-64-v3 on to this consumer"
+#endif
+
 int main() {
   using namespace infoflow;
   const theorems::Catalogue catalogue = theorems::Catalogue::load_directory(CATALOGUE);
