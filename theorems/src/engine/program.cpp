@@ -129,6 +129,13 @@ struct Term {
     t.written.push_back(op + (text.find(' ') == std::string::npos ? text : "(" + text + ")"));
     return t;
   }
+  /// The factor of a product of this term and `other`.
+  [[nodiscard]] Term times(const Term& other) const {
+    Term t = other.negative ? negated() : *this;
+    t.constants.insert(t.constants.end(), other.constants.begin(), other.constants.end());
+    t.written.insert(t.written.end(), other.written.begin(), other.written.end());
+    return t;
+  }
   /// The term's text with its sign and constant factors, as a quantity shows what it maximises.
   [[nodiscard]] std::string shown(const std::string& text) const {
     std::string times;
@@ -151,18 +158,48 @@ struct Term {
   }
 };
 
-/// The additive terms of a vector expression, each with its sign.
+/// The additive terms of a vector expression, each with its sign and the numbers it is scaled
+/// by (a closed factor of a vector is a number: dot(a, 2 * x[t]) is 2 dot(a, x[t])).
 void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
   if (n.kind == K::kAdd || n.kind == K::kSub) {
     vector_terms(n.args[0], sign, out);
     vector_terms(n.args[1], n.kind == K::kSub ? sign.negated() : sign, out);
   } else if (n.kind == K::kNeg) {
     vector_terms(n.args[0], sign.negated(), out);
+  } else if (n.kind == K::kMul && !mentions_token(n.args[0])) {
+    vector_terms(n.args[1], sign.scaled("*", n.args[0]), out);
+  } else if ((n.kind == K::kMul || n.kind == K::kDiv) && !mentions_token(n.args[1])) {
+    vector_terms(n.args[0], sign.scaled(n.kind == K::kMul ? "*" : "/", n.args[1]), out);
   } else {
     Term t = sign;
     t.node = &n;
     out.push_back(t);
   }
+}
+
+/// The factors of the product `n` that read tokens, in order, into `tokens`; its closed factors
+/// and signs into `factor`. Whether there were any of those.
+bool product_factors(const Node& n, Term& factor, std::vector<const Node*>& tokens) {
+  if (n.kind == K::kMul) {
+    const bool left = product_factors(n.args[0], factor, tokens);
+    return product_factors(n.args[1], factor, tokens) || left;
+  }
+  if (n.kind == K::kNeg) {
+    factor = factor.negated();
+    product_factors(n.args[0], factor, tokens);
+    return true;
+  }
+  if (n.kind == K::kDiv && !mentions_token(n.args[1])) {
+    factor = factor.scaled("/", n.args[1]);
+    product_factors(n.args[0], factor, tokens);
+    return true;
+  }
+  if (!mentions_token(n)) {
+    factor = factor.scaled("*", n);
+    return true;
+  }
+  tokens.push_back(&n);
+  return false;
 }
 
 /// Top-level additive terms of `n` (scaled by `scale`), with dot and bilinear distributed over
@@ -177,18 +214,39 @@ void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
     std::vector<Term> right;
     vector_terms(n.args[first], Term{}, left);
     vector_terms(n.args[first + 1], Term{}, right);
-    if (left.size() * right.size() > 1) {
+    const auto plain = [](const Term& t) { return !t.negative && t.constants.empty(); };
+    if (left.size() * right.size() > 1 || !plain(left.front()) || !plain(right.front())) {
       for (const Term& l : left) {
         for (const Term& r : right) {
           Node call = n;
           call.args[first] = *l.node;
           call.args[first + 1] = *r.node;
           made.push_back(std::move(call));
-          Term t = l.negative != r.negative ? scale.negated() : scale;
+          Term t = scale.times(l).times(r);
           t.node = &made.back();
           out.push_back(t);
         }
       }
+      return;
+    }
+  }
+  if (n.kind == K::kMul && mentions_token(n.args[0]) && mentions_token(n.args[1])) {
+    // A product of token terms: its numbers and signs, wherever they stand ((2 * u) * v,
+    // -u * v), are the term's constant factor, and the rest its term (u * v).
+    Term factor = scale;
+    std::vector<const Node*> tokens;
+    const bool moved = product_factors(n, factor, tokens);
+    if (moved) {
+      Node product = *tokens.front();
+      for (std::size_t i = 1; i < tokens.size(); ++i) {
+        Node next;
+        next.kind = K::kMul;
+        next.args = {std::move(product), *tokens[i]};
+        product = std::move(next);
+      }
+      made.push_back(std::move(product));
+      factor.node = &made.back();
+      out.push_back(factor);
       return;
     }
   }
