@@ -945,14 +945,18 @@ class Compiler {
     }
     std::vector<std::string> free_text;
     for (const Node* part : free_parts) free_text.push_back(targets::to_text(*part));
+    // The term's sign and numbers were taken off it (additive_terms()); the text shows them.
+    const std::string scaled =
+        term->signed_text() == term->text ? "" : ", in " + term->signed_text();
     c.order = order;
     c.elimination =
         groups.size() >= 2
             ? fmt::format("its factors split the indices into independent groups, so its "
                           "extremum is at a vertex: {} (a product of each group's maximum or "
-                          "minimum{})",
+                          "minimum{}{})",
                           fmt::join(parts_text, ", "),
-                          free_text.empty() ? "" : ", times " + fmt::format("{}", fmt::join(free_text, " * ")))
+                          free_text.empty() ? "" : ", times " + fmt::format("{}", fmt::join(free_text, " * ")),
+                          scaled)
             : fmt::format("{} varies with the sequence but not with the indices, so the extremum "
                           "is at {}{}",
                           fmt::join(free_text, " * "), fmt::join(parts_text, " or "),
