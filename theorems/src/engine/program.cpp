@@ -107,6 +107,22 @@ bool mentions_token(const Node& n) {
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return mentions_token(a); });
 }
 
+/// The value of a number written with numbers alone (2, -0.5, 3 / 4), if `n` is one.
+std::optional<double> literal_number(const Node& n) {  // NOLINT(misc-no-recursion)
+  if (n.kind == K::kNumber) return n.number;
+  if (n.kind == K::kNeg) {
+    const std::optional<double> v = literal_number(n.args[0]);
+    return v ? std::optional<double>(-*v) : std::nullopt;
+  }
+  if (n.kind == K::kMul || n.kind == K::kDiv) {
+    const std::optional<double> a = literal_number(n.args[0]);
+    const std::optional<double> b = literal_number(n.args[1]);
+    if (!a || !b || (n.kind == K::kDiv && *b == 0)) return std::nullopt;
+    return n.kind == K::kMul ? *a * *b : *a / *b;
+  }
+  return std::nullopt;
+}
+
 /// A term of an objective and the constant factor taken off it: its sign and the constants it
 /// was multiplied or divided by. The factor changes neither the indices the term couples nor
 /// whether attention forms its score, but it is part of what the term maximises: the maxima of
@@ -114,8 +130,8 @@ bool mentions_token(const Node& n) {
 struct Term {
   const Node* node = nullptr;
   bool negative = false;
-  std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form
-  std::vector<std::string> written;    ///< the same as written, for the text
+  std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form, but numbers
+  std::vector<std::string> written;    ///< every factor as written, numbers too, for the text
 
   [[nodiscard]] Term negated() const {
     Term t = *this;
@@ -124,9 +140,15 @@ struct Term {
   }
   [[nodiscard]] Term scaled(const char* op, const Node& constant) const {
     Term t = *this;
-    t.constants.push_back(op + canonical(constant, {}));
     const std::string text = targets::to_text(constant);
     t.written.push_back(op + (text.find(' ') == std::string::npos ? text : "(" + text + ")"));
+    // A nonzero number moves no extremum, but its sign flips it: y and 2 y are maximised at
+    // one token, by one action; -2 y as -y is. A parameter's sign is a draw: it stays.
+    if (const std::optional<double> number = literal_number(constant); number && *number != 0) {
+      if (*number < 0) t.negative = !t.negative;
+      return t;
+    }
+    t.constants.push_back(op + canonical(constant, {}));
     return t;
   }
   /// The factor of a product of this term and `other`.
@@ -214,7 +236,7 @@ void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
     std::vector<Term> right;
     vector_terms(n.args[first], Term{}, left);
     vector_terms(n.args[first + 1], Term{}, right);
-    const auto plain = [](const Term& t) { return !t.negative && t.constants.empty(); };
+    const auto plain = [](const Term& t) { return !t.negative && t.written.empty(); };
     if (left.size() * right.size() > 1 || !plain(left.front()) || !plain(right.front())) {
       for (const Term& l : left) {
         for (const Term& r : right) {

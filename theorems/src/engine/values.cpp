@@ -141,6 +141,15 @@ long tokens_for(const targets::Formula& formula, const targets::Bindings& bindin
          largest_bound(formula.root(), bindings);
 }
 
+/// The lengths E5 tries: the shortest that holds every fixed position, offset and rank (2 at
+/// least), one more, and tokens_for(). A threshold a minimum crosses only where every token
+/// does (min(t) relu(L - 1)) is crossed on short sequences, almost never on long ones.
+std::vector<long> lengths_for(const targets::Formula& formula, const targets::Bindings& bindings) {
+  const long longest = tokens_for(formula, bindings);
+  const long shortest = std::max(2L, longest - kSpareTokens);
+  return {shortest, shortest + 1, longest};
+}
+
 /// How many sequences fit the budget of index tuples, at most `wanted`.
 long draws_within_budget(const targets::Formula& formula, long tokens, long wanted) {
   const double per_draw = 2 * tuples_per_evaluation(formula.root(), static_cast<double>(tokens));
@@ -270,23 +279,26 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
 
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim) {
-  const long tokens = tokens_for(formula, bindings);
-  const long n = draws_within_budget(formula, tokens, kConstantDraws);
-  if (n < 2) return std::nullopt;
   try {
     std::optional<double> value;
-    bool constant = true;
-    // At random scales: E4 keeps unit scale, where a saturated tanh(20 L) rounds to 1.0 for
-    // several tokens, a tie of the floats, not of the target.
-    values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
-      const double tol = tolerance(y, y);
-      for (long i = 0; i < n; ++i) {
-        if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) constant = false;
-      }
-      if (constant && !value) value = y(0);  // a constant may depend on the parameters
-      return constant;
-    });
-    return constant ? value : std::nullopt;
+    for (const long tokens : lengths_for(formula, bindings)) {
+      const long n = draws_within_budget(formula, tokens, kConstantDraws);
+      if (n < 2) return std::nullopt;
+      bool constant = true;
+      value.reset();  // a constant may depend on the parameters and on T (sum(t) 1)
+      // At random scales: E4 keeps unit scale, where a saturated tanh(20 L) rounds to 1.0 for
+      // several tokens, a tie of the floats, not of the target.
+      values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
+        const double tol = tolerance(y, y);
+        for (long i = 0; i < n; ++i) {
+          if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) constant = false;
+        }
+        if (constant && !value) value = y(0);
+        return constant;
+      });
+      if (!constant) return std::nullopt;
+    }
+    return value;  // at the longest length, for the first draw of the parameters
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -294,18 +306,19 @@ std::optional<double> constant_value(const targets::Formula& formula,
 
 std::optional<int> constant_sign(const targets::Formula& formula,
                                  const targets::Bindings& bindings, long token_dim) {
-  const long tokens = tokens_for(formula, bindings);
-  const long n = draws_within_budget(formula, tokens, kConstantDraws);
   try {
     bool finite = true;
     bool negative = false;
     bool positive = false;
-    values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
-      finite = y.allFinite();
-      negative = negative || (y.array() < 0).any();
-      positive = positive || (y.array() > 0).any();
-      return finite && !(negative && positive);
-    });
+    for (const long tokens : lengths_for(formula, bindings)) {
+      const long n = draws_within_budget(formula, tokens, kConstantDraws);
+      values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
+        finite = y.allFinite();
+        negative = negative || (y.array() < 0).any();
+        positive = positive || (y.array() > 0).any();
+        return finite && !(negative && positive);
+      });
+    }
     if (!finite || negative == positive) return std::nullopt;
     return positive ? 1 : -1;
   } catch (const InputError&) {
@@ -315,14 +328,16 @@ std::optional<int> constant_sign(const targets::Formula& formula,
 
 bool undefined_somewhere(const targets::Formula& formula, const targets::Bindings& bindings,
                          long token_dim) {
-  const long tokens = tokens_for(formula, bindings);
-  const long n = draws_within_budget(formula, tokens, kConstantDraws);
   try {
     bool finite = true;
-    values_per_draw(formula, bindings, token_dim, tokens, n, false, [&](const Eigen::VectorXd& y) {
-      finite = y.allFinite();
-      return finite;
-    });
+    for (const long tokens : lengths_for(formula, bindings)) {
+      const long n = draws_within_budget(formula, tokens, kConstantDraws);
+      values_per_draw(formula, bindings, token_dim, tokens, n, false,
+                      [&](const Eigen::VectorXd& y) {
+                        finite = finite && y.allFinite();
+                        return finite;
+                      });
+    }
     return !finite;
   } catch (const InputError&) {
     return false;
