@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/config.hpp"
 
 namespace infoflow::app {
@@ -14,7 +15,8 @@ void add_target_options(CLI::App* cmd, TargetArguments& a) {
   cmd->add_option("--name", a.name, "which target of the file (default: every one)");
   cmd->add_option("--set", a.sets,
                   "a value of the formula's integers, e.g. --set D=3 (repeatable)");
-  cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)");
+  cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)")
+      ->check(CLI::Range(std::int64_t{1}, limits::kTokenDim));
   cmd->add_option("--pe", a.positional,
                   "positional encoding: none (or off), learned or sinusoidal, as for train "
                   "(default: the target's; a formula that reads positions gets one)");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "infoflow/core/limits.hpp"
 #include "infoflow/numeric.hpp"
 
 #include "commands/commands.hpp"
@@ -283,7 +284,8 @@ void add_train(CLI::App& app, Context& ctx) {
   cmd->add_option("--set", a->sets,
                   "a value of the formula's integers, e.g. --set D=3 (repeatable)");
   cmd->add_option("--T", a->task.tokens, "number of input tokens")->capture_default_str();
-  cmd->add_option("--d", a->task.token_dim, "token dimension (default: the task's)");
+  cmd->add_option("--d", a->task.token_dim, "token dimension (default: the task's)")
+      ->check(CLI::Range(std::int64_t{1}, limits::kTokenDim));
   cmd->add_option("--D", a->task.comparisons, "intrinsic_dim, d_retrieval: number of comparisons")
       ->capture_default_str();
   cmd->add_option("--k", a->task.rank, "kth_max: the rank retrieved")->capture_default_str();

@@ -675,6 +675,13 @@ class Compiler {
                  (binds_ordered ? "its body is not symmetric in them"
                                 : "binds only some of them (the range depends on a position)"));
     }
+    if (const auto tokens = bindings_.find("T");
+        tokens != bindings_.end() && tokens->second < fewest_tokens(n)) {
+      throw InputError(SourceLocation{"<formula>", 1, n.column},
+                       fmt::format("'{}' has no index tuple for T = {}: it needs {} distinct "
+                                   "tokens",
+                                   targets::to_text(n), tokens->second, fewest_tokens(n)));
+    }
     Comparison c;
     c.text = targets::to_text(n);
     if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, c), c.text);
@@ -1471,6 +1478,63 @@ class Compiler {
     return std::all_of(terms.begin(), terms.end(), [&](const Factor* f) {
       return f->constraint != nullptr || f->message >= 0 || query_key_product(f->text, v, at);
     });
+  }
+
+  /// The fewest tokens on which reduction `n` has an index tuple: its token indices, and the
+  /// outer ones its constraints name, on tokens that each constraint keeps apart (an order
+  /// chains: t1 < t2 < t3 needs three, s != t and t != u two). The least number of colours of
+  /// that graph, by trying them in turn (a reduction binds a few indices).
+  static long fewest_tokens(const Node& n) {
+    std::vector<std::string> names;
+    const auto id = [&](const std::string& name) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it != names.end()) return static_cast<std::size_t>(it - names.begin());
+      names.push_back(name);
+      return names.size() - 1;
+    };
+    for (const targets::Binder& b : n.binders) {
+      if (!b.has_range) id(b.name);
+    }
+    for (const targets::IndexConstraint& c : n.constraints) {
+      id(c.left);
+      id(c.right);
+    }
+    const std::size_t v = names.size();
+    std::vector<std::vector<bool>> apart(v, std::vector<bool>(v, false));
+    std::vector<std::vector<bool>> before(v, std::vector<bool>(v, false));
+    for (const targets::IndexConstraint& c : n.constraints) {
+      const std::size_t a = id(c.left);
+      const std::size_t b = id(c.right);
+      apart[a][b] = apart[b][a] = true;
+      if (c.strict_order) before[a][b] = true;
+    }
+    for (std::size_t k = 0; k < v; ++k) {
+      for (std::size_t i = 0; i < v; ++i) {
+        for (std::size_t j = 0; j < v; ++j) {
+          if (before[i][k] && before[k][j]) before[i][j] = true;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < v; ++i) {
+      for (std::size_t j = 0; j < v; ++j) {
+        if (before[i][j]) apart[i][j] = apart[j][i] = true;
+      }
+    }
+    std::vector<long> colour(v, -1);
+    const std::function<bool(std::size_t, long)> colourable = [&](std::size_t i, long colours) {
+      if (i == v) return true;
+      for (long k = 0; k < colours; ++k) {
+        bool free = true;
+        for (std::size_t j = 0; j < i; ++j) free = free && !(apart[i][j] && colour[j] == k);
+        if (!free) continue;
+        colour[i] = k;
+        if (colourable(i + 1, colours)) return true;
+      }
+      return false;
+    };
+    long colours = 1;
+    while (!colourable(0, colours)) ++colours;
+    return colours;
   }
 
   /// One term attention forms from the raw tokens: linear in x[v], or (at a token `at`) a
