@@ -113,6 +113,9 @@ class Searcher {
                                ? (pooled + values + n - 1) / n - (pooled + n - 1) / n
                                : 1;
         if (count + heads > a_.heads[static_cast<std::size_t>(l - 1)]) continue;
+        // The heads write into the E-dimensional stream: no more than E averaged values there,
+        // whatever h n is (the search holds n fixed: (1,2) with n = E once pooled 2E means).
+        if (pooled + values > a_.embedding) continue;
         count += heads;
         pooled += values;
         current_.slots[i] = s;
