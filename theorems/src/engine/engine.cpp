@@ -190,7 +190,10 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
       token_dim(token_dim_) {
   try {
     program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
-    if (targets::to_text(formula.root()).find(" * ") != std::string::npos) {  // a product
+    // A product (its vertices) or an absolute value or square (max |E| = max(max E, -min E)).
+    const std::string text = targets::to_text(formula.root());
+    if (text.find(" * ") != std::string::npos || text.find("abs(") != std::string::npos ||
+        text.find("^2") != std::string::npos) {
       auto split = std::make_shared<const Program>(compile(formula, bindings, token_dim, true));
       if (split->elimination_text() != program->elimination_text()) alternative = std::move(split);
     }
@@ -430,13 +433,15 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
 Plan Engine::plan(const Target& target, const Architecture& arch) {
   arch.validate();
   Plan best = plan_program(*target.program, arch);
-  // The alternative reading (products of independent factors split at their vertices, E1) where
-  // the first finds no efficient plan: max(s, t) (dot(a, x[s]) * dot(b, x[t])) is a rank-one
-  // query-key product on (1,1) and four retrievals on (4).
+  // The alternative reading (products of independent factors split at their vertices, |E| as
+  // the larger of max E and -min E, E1) where the first finds no efficient plan: max(s, t)
+  // (dot(a, x[s]) * dot(b, x[t])) is a rank-one query-key product on (1,1) and four retrievals
+  // on (4); max(s, t) abs(y_s - y_t) a pair's score on (1,1,1) and max y - min y on (2).
   if (target.alternative && best.verdict != Verdict::kEfficient) {
     Plan other = plan_program(*target.alternative, arch);
     if (other.verdict == Verdict::kEfficient) {
-      other.dominant += " (with each product of independent factors read at its vertices: " +
+      other.dominant += " (with E1's second reading, each product of independent factors at "
+                        "its vertices and each |E| as the larger of max E and -min E: " +
                         target.alternative->elimination_text() + ")";
       best = std::move(other);
     }

@@ -1075,8 +1075,10 @@ class Compiler {
   /// The maximum of |E| (or of E^2) is the larger of max E and -min E (squared): two
   /// reductions of E, each compiled on its own (E's terms may then be eliminated one index at a
   /// time, where |E| couples them all: max(r, s, t) abs(f(r) + g(s) + h(t)) was once blocked,
-  /// super-polynomial). Tried only where elimination is blocked, like separable_product(). The
-  /// minimum of |E| is no such combination.
+  /// super-polynomial). Tried where elimination is blocked, and in the second reading where
+  /// it is not (max(s, t) abs(y_s - y_t) is then max y - min y, two retrievals on (2), not a
+  /// pair's score after an FFN on (1,1,1)), like separable_product(). The minimum of |E| is
+  /// no such combination.
   std::optional<Deps> absolute_split(const Node& n, const std::vector<Factor>& factors,
                                      const std::set<std::string>& scope, Comparison& c) {
     if (n.op != targets::ReduceOp::kMax || n.has_key()) return std::nullopt;
@@ -1194,6 +1196,7 @@ class Compiler {
     const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
     if (split_products_ && e.widest < 2) {
       if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
+      if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
     }
     if (e.widest >= 2) {
       if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
