@@ -3,6 +3,7 @@
 #include "infoflow/theorems/program.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -1797,14 +1798,26 @@ class Compiler {
       decreasing = decreasing != step->decreasing;
       at = &at->args[step->argument];
     }
-    if (path.empty()) return std::nullopt;
+    // An even power E^p, p >= 4, is |E|^p, non-decreasing in |E|: an extremum of it is one of
+    // |E| (max(t) y^4 is (max |y|)^4, two retrievals; the engine once said exponential on (2),
+    // where (2) trains to 2e-3 to 6e-3). E^2 is read by the rules for |E| and E^2 themselves.
+    const bool even_power = at->kind == K::kPow && at->args[1].kind == K::kNumber &&
+                            at->args[1].number >= 4 && std::fmod(at->args[1].number, 2) == 0;
+    if (path.empty() && !even_power) return std::nullopt;
     Node extremum = n;
     if (decreasing)
       extremum.op = n.op == targets::ReduceOp::kMax ? targets::ReduceOp::kMin : targets::ReduceOp::kMax;
-    extremum.args[keyed ? 1 : 0] = *at;
+    if (even_power) {
+      Node magnitude;
+      magnitude.kind = K::kCall;
+      magnitude.name = "abs";
+      magnitude.args = {at->args[0]};
+      extremum.args[keyed ? 1 : 0] = std::move(magnitude);
+    } else {
+      extremum.args[keyed ? 1 : 0] = *at;
+    }
     extremum = flatten(extremum);
-    note(targets::to_text(extremum), fmt::format(
-        " (written {}: {}, R1)", targets::to_text(n),
+    std::string how =
         keyed ? (decreasing ? "a strictly decreasing function of the key selects the token of "
                               "the opposite extremum"
                             : "a strictly increasing function of the key selects the same token")
@@ -1812,11 +1825,14 @@ class Compiler {
               ? "a non-decreasing function of the score, at the score's tuple of the same rank"
               : (decreasing ? "a non-increasing function of the score, at the score's opposite "
                               "extremum"
-                            : "a non-decreasing function of the score, at the score's extremum")));
+                            : "a non-decreasing function of the score, at the score's extremum");
+    if (even_power) how += "; an even power, |E|^p, is so of |E|";
+    note(targets::to_text(extremum), fmt::format(" (written {}: {}, R1)", targets::to_text(n), how));
     if (keyed) return extremum;
     Node out = score;
     Node* slot = &out;
     for (const std::size_t i : path) slot = &slot->args[i];
+    if (even_power) slot = &slot->args[0];  // the power stays, of the extremum of |E|
     *slot = std::move(extremum);
     return out;
   }
