@@ -355,6 +355,7 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'max(s) min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[s] + x[t3])' --set T=2",
        "it needs 3 distinct tokens"},
       {"derive 'kth(k, t) dot(a, x[t])' --set k=0", "k must be at least 1"},
+      {"derive 'kth(1000000, t) dot(a, x[t])'", "kth(1000000): the engine plans ranks up to 1024"},
       {"derive 'kth(k, t) dot(a, x[t])' --set k=9 --set T=4",
        "kth(9) over 4 candidates: the rank exceeds them"},
       {"derive 'max(s) kth(T, t != s) dot(x[s], x[t])' --set T=8",

@@ -33,6 +33,10 @@ using targets::MonotoneStep;
 constexpr std::size_t kExhaustiveIndices = 6;
 /// The most copies unrolling may make (a guard against sum(i = 1..1000000)).
 constexpr long kMaxCopies = 4096;
+/// The highest rank of a k-th largest: R2 chains k masked maxima, a quantity each, and planning
+/// grows with k^2 (kth(1000000, t) once ran for minutes); no architecture searched places more
+/// than a few dozen.
+constexpr long kMaxRank = 1024;
 
 bool subscripts_x(const Node& n, const std::string& index) {
   if (n.kind == K::kRef && n.name == "x" && n.index == index) return true;
@@ -689,6 +693,10 @@ class Compiler {
     if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
+      if (k > kMaxRank) {
+        throw InputError(SourceLocation{"<formula>", 1, n.column},
+                         fmt::format("kth({}): the engine plans ranks up to {}", k, kMaxRank));
+      }
       // Each constraint on the one ranked index (t != s, t < s) takes at least one token away.
       const long excluded =
           n.binders.size() == 1
