@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -1179,7 +1180,48 @@ class Compiler {
         const Elimination e = simulate(order);
         if (e.better_than(best)) best = e;
       } while (std::next_permutation(order.begin(), order.end()));
+      return best;
     }
+    // Beyond, the written order and the greedy one: each step the index whose message is
+    // smallest, then shallowest (a chain or tree of pairwise factors, leaves first from every
+    // end, is admissible however it is written: a chain of seven dots was once blocked,
+    // "super-polynomial", written in one order).
+    std::vector<std::pair<std::set<std::string>, std::size_t>> scopes;  // with message depth
+    for (const Factor& f : factors) scopes.emplace_back(f.indices, 0);
+    std::vector<std::string> left = bound;
+    std::vector<std::string> greedy;
+    const auto message_of = [&](const std::string& v) {
+      std::pair<std::set<std::string>, std::size_t> m{{}, 0};
+      for (const auto& [indices, depth] : scopes) {
+        if (indices.count(v) == 0) continue;
+        m.first.insert(indices.begin(), indices.end());
+        m.second = std::max(m.second, depth + 1);
+      }
+      m.first.erase(v);
+      return m;
+    };
+    while (!left.empty()) {
+      std::size_t pick = 0;
+      std::pair<std::size_t, std::size_t> least{std::numeric_limits<std::size_t>::max(), 0};
+      for (std::size_t i = 0; i < left.size(); ++i) {
+        const auto m = message_of(left[i]);
+        const std::pair<std::size_t, std::size_t> cost{m.first.size(), m.second};
+        if (cost < least) {
+          least = cost;
+          pick = i;
+        }
+      }
+      auto message = message_of(left[pick]);
+      std::vector<std::pair<std::set<std::string>, std::size_t>> rest;
+      for (auto& scope : scopes) {
+        if (scope.first.count(left[pick]) == 0) rest.push_back(std::move(scope));
+      }
+      rest.push_back(std::move(message));
+      scopes = std::move(rest);
+      greedy.push_back(left[pick]);
+      left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    if (const Elimination e = simulate(greedy); e.better_than(best)) best = e;
     return best;
   }
 
@@ -1216,6 +1258,14 @@ class Compiler {
                 "beside other terms, is what couples the indices; its extremum is at a vertex of "
                 "the groups, which no rule of the framework combines with the other terms: read "
                 "as undecided, not as a blocked comparison");
+      }
+      if (bound.size() > kExhaustiveIndices) {
+        // Not every order was tried: that none is admissible is not shown.
+        outside(fmt::format("'{}': over {} indices, neither the written elimination order nor "
+                            "the greedy one is admissible (a factor over {} indices remains), "
+                            "and the {}! orders are not all tried: undecided, not a blocked "
+                            "comparison",
+                            c.text, bound.size(), e.widest, bound.size()));
       }
       return blocked(c, static_cast<int>(e.widest) + 1,
                      fmt::format("no elimination order: eliminating any index leaves a factor "
