@@ -446,7 +446,13 @@ BOOST_AUTO_TEST_CASE(a_constraint_is_dropped_only_where_it_never_binds) {
 // term): without positions no rule covers it, said as undecided, never a cost.
 BOOST_AUTO_TEST_CASE(a_position_read_by_a_vanishing_term_is_undecided_without_positions) {
   th::Engine engine(catalogue());
-  const th::Target t = target("dot(x[1], x[2]) * 0 + max(t) dot(b, x[t])");
+  // Times the number 0 the term is never computed: no position is read.
+  const th::Target zero = target("dot(x[1], x[2]) * 0 + max(t) dot(b, x[t])");
+  BOOST_TEST(!zero.program->reads_positions());
+  BOOST_TEST(verdict(zero, arch({1})) == "efficient");
+  // Times a factor that vanishes on every draw, it is: the values do not tell a term that is
+  // never needed from one whose position the network must find.
+  const th::Target t = target("dot(x[1], x[2]) * (c - c) + max(t) dot(b, x[t])");
   BOOST_TEST(t.program->order_dependent.empty());
   BOOST_TEST_REQUIRE(t.program->reads_positions());
   const th::Plan off = engine.plan(t, arch({1, 1}));

@@ -138,6 +138,7 @@ struct Term {
   bool negative = false;
   std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form, but numbers
   std::vector<std::string> written;    ///< every factor as written, numbers too, for the text
+  bool zero = false;                   ///< a factor is the number 0: the term vanishes
 
   [[nodiscard]] Term negated() const {
     Term t = *this;
@@ -150,8 +151,9 @@ struct Term {
     t.written.push_back(op + (text.find(' ') == std::string::npos ? text : "(" + text + ")"));
     // A nonzero number moves no extremum, but its sign flips it: y and 2 y are maximised at
     // one token, by one action; -2 y as -y is. A parameter's sign is a draw: it stays.
-    if (const std::optional<double> number = literal_number(constant); number && *number != 0) {
+    if (const std::optional<double> number = literal_number(constant)) {
       if (*number < 0) t.negative = !t.negative;
+      t.zero = t.zero || *number == 0;
       return t;
     }
     t.constants.push_back(op + canonical(constant, {}));
@@ -160,6 +162,7 @@ struct Term {
   /// The factor of a product of this term and `other`.
   [[nodiscard]] Term times(const Term& other) const {
     Term t = other.negative ? negated() : *this;
+    t.zero = t.zero || other.zero;
     t.constants.insert(t.constants.end(), other.constants.begin(), other.constants.end());
     t.written.insert(t.written.end(), other.written.begin(), other.written.end());
     return t;
@@ -466,6 +469,12 @@ class Compiler {
       return d;
     }
     if (n.kind == K::kReduce) return reduction(n, scope);
+    // Times the number 0 the rest is never computed (max(t) y * 0 + max(t) z is max z).
+    if (n.kind == K::kMul && std::any_of(n.args.begin(), n.args.end(), [](const Node& a) {
+          const std::optional<double> number = literal_number(a);
+          return number && *number == 0;
+        }))
+      return d;
     if (n.kind == K::kDiv && softmax_weighted(n.args[0], n.args[1])) {
       outside("'" + targets::to_text(n) +
               "' is a softmax-weighted mean (attention at finite temperature, which one head "
@@ -650,6 +659,10 @@ class Compiler {
     const Node& objective = n.has_key() ? n.args[1] : body;
     std::vector<Term> terms;
     additive_terms(objective, Term{}, terms, made_);
+    // A term times the number 0 couples nothing (max(s, t) (y_t + 0 * z_s) is max y); where
+    // every term is one, E5 has found the constant already.
+    if (std::any_of(terms.begin(), terms.end(), [](const Term& t) { return !t.zero; }))
+      std::erase_if(terms, [](const Term& t) { return t.zero; });
     std::vector<Factor> factors;
     for (const Term& t : terms) factors.push_back(factor_of(t, inner));
     Deps body_deps;
@@ -1288,6 +1301,9 @@ class Compiler {
         (f.constraint != nullptr ? constraints : texts).push_back(f.signed_text());
         used.push_back(&f);
       }
+      // An index no term reads (its term was times 0) is free in a maximum's value: no fetch. A
+      // selection still picks its token (by position, where its key ties).
+      if (used.empty() && !n.has_key()) continue;
       message.erase(v);
       const std::string over =
           constraints.empty() ? v : fmt::format("{} ({})", v, fmt::join(constraints, ", "));
@@ -1349,7 +1365,7 @@ class Compiler {
     p_.comparisons.push_back(c);
     // What is left (terms over outer indices only, and the messages) makes the value.
     Deps d = leftovers(factors, bound);
-    d.quantities.insert(last);
+    if (last >= 0) d.quantities.insert(last);
     if (!last_at.empty()) d.indices.insert(last_at);
     outer_indices_of_body(body_deps, bound, d);
     return d;

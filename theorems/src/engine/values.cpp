@@ -145,8 +145,13 @@ long tokens_for(const targets::Formula& formula, const targets::Bindings& bindin
 /// least), one more, and tokens_for(). A threshold a minimum crosses only where every token
 /// does (min(t) relu(L - 1)) is crossed on short sequences, almost never on long ones.
 std::vector<long> lengths_for(const targets::Formula& formula, const targets::Bindings& bindings) {
-  const long longest = tokens_for(formula, bindings);
+  long longest = tokens_for(formula, bindings);
   const long shortest = std::max(2L, longest - kSpareTokens);
+  // A deep nesting visits T^m tuples a sequence: the longest length one sequence of which fits
+  // the budget (seven indices at 15 tokens took half a minute a target).
+  while (longest > shortest + 1 &&
+         2 * tuples_per_evaluation(formula.root(), static_cast<double>(longest)) > kTupleBudget)
+    --longest;
   return {shortest, shortest + 1, longest};
 }
 
