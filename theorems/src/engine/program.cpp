@@ -189,8 +189,8 @@ struct Term {
   }
 };
 
-/// The additive terms of a vector expression, each with its sign and the numbers it is scaled
-/// by (a closed factor of a vector is a number: dot(a, 2 * x[t]) is 2 dot(a, x[t])).
+/// The additive terms of a vector (or number) expression, each with its sign and the numbers
+/// it is scaled by (a closed factor of a vector is a number: dot(a, 2 * x[t]) is 2 dot(a, x[t])).
 void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
   if (n.kind == K::kAdd || n.kind == K::kSub) {
     vector_terms(n.args[0], sign, out);
@@ -237,7 +237,7 @@ bool product_factors(const Node& n, Term& factor, std::vector<const Node*>& toke
 /// sums of vectors and constant factors taken off (they change neither which indices a term
 /// couples nor whether attention forms its score; Term keeps them for merging actions).
 void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
-                    std::deque<Node>& made) {
+                    std::deque<Node>& made, bool distribute) {
   if (n.kind == K::kCall && (n.name == "dot" || n.name == "bilinear")) {
     // dot(u + v, w) = dot(u, w) + dot(v, w): each pair of vector terms is a term of its own.
     const std::size_t first = n.name == "dot" ? 0 : 1;
@@ -267,6 +267,27 @@ void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
     Term factor = scale;
     std::vector<const Node*> tokens;
     const bool moved = product_factors(n, factor, tokens);
+    const auto sum = [](const Node* m) { return m->kind == K::kAdd || m->kind == K::kSub; };
+    if (distribute && tokens.size() == 2 && (sum(tokens[0]) || sum(tokens[1]))) {
+      // (u + v) * w = u * w + v * w, a term each: a product of linear forms in two tokens is
+      // then a rank-one query-key product (R1; (dot(a, x[s]) + 1) * dot(b, x[t]) once took
+      // (1,1,1) where its expansion took (1,1)). Not in the second reading, which reads a
+      // product of independent factors at its vertices.
+      std::vector<Term> left;
+      std::vector<Term> right;
+      vector_terms(*tokens[0], Term{}, left);
+      vector_terms(*tokens[1], Term{}, right);
+      for (const Term& l : left) {
+        for (const Term& r : right) {
+          Node product;
+          product.kind = K::kMul;
+          product.args = {*l.node, *r.node};
+          made.push_back(std::move(product));
+          additive_terms(made.back(), factor.times(l).times(r), out, made, distribute);
+        }
+      }
+      return;
+    }
     if (moved) {
       Node product = *tokens.front();
       for (std::size_t i = 1; i < tokens.size(); ++i) {
@@ -284,21 +305,21 @@ void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
   switch (n.kind) {
     case K::kAdd:
     case K::kSub:
-      additive_terms(n.args[0], scale, out, made);
-      additive_terms(n.args[1], n.kind == K::kSub ? scale.negated() : scale, out, made);
+      additive_terms(n.args[0], scale, out, made, distribute);
+      additive_terms(n.args[1], n.kind == K::kSub ? scale.negated() : scale, out, made, distribute);
       return;
     case K::kNeg:
-      additive_terms(n.args[0], scale.negated(), out, made);
+      additive_terms(n.args[0], scale.negated(), out, made, distribute);
       return;
     case K::kMul:
       if (!mentions_token(n.args[0]))
-        return additive_terms(n.args[1], scale.scaled("*", n.args[0]), out, made);
+        return additive_terms(n.args[1], scale.scaled("*", n.args[0]), out, made, distribute);
       if (!mentions_token(n.args[1]))
-        return additive_terms(n.args[0], scale.scaled("*", n.args[1]), out, made);
+        return additive_terms(n.args[0], scale.scaled("*", n.args[1]), out, made, distribute);
       break;
     case K::kDiv:
       if (!mentions_token(n.args[1]))
-        return additive_terms(n.args[0], scale.scaled("/", n.args[1]), out, made);
+        return additive_terms(n.args[0], scale.scaled("/", n.args[1]), out, made, distribute);
       break;
     default:
       break;
@@ -658,7 +679,7 @@ class Compiler {
     const Node& body = n.args[0];
     const Node& objective = n.has_key() ? n.args[1] : body;
     std::vector<Term> terms;
-    additive_terms(objective, Term{}, terms, made_);
+    additive_terms(objective, Term{}, terms, made_, !split_products_);
     // A term times the number 0 couples nothing (max(s, t) (y_t + 0 * z_s) is max y); where
     // every term is one, E5 has found the constant already.
     if (std::any_of(terms.begin(), terms.end(), [](const Term& t) { return !t.zero; }))
