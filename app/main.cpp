@@ -150,6 +150,17 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    // "target is required" for derive '-max(t) ...': the formula was read as an option.
+    for (int i = 1; code != 0 && i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg.size() > 1 && arg[0] == '-' && arg.find('(') != std::string::npos) {
+        const std::string command = argc > 1 && argv[1][0] != '-' ? argv[1] : "derive";
+        std::cerr << "infoflow: '" << arg
+                  << "' starts with '-' and was read as an option: put -- before a formula "
+                     "that starts with a sign (infoflow " << command << " -- '" << arg << "')\n";
+        break;
+      }
+    }
     return code == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
   } catch (const infoflow::Error& e) {
     std::cerr << "infoflow: " << e.what() << "\n";

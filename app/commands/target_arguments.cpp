@@ -57,7 +57,17 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
         could_be_file_name(source) &&
         (source.ends_with(".toml") || source.find('/') != std::string::npos);
     if (file_only || looks_like_file) {
-      throw InputError(SourceLocation{source, 0, 0}, "no such target file");
+      // 1/0 is a formula too, but one of no token: say so beside the missing file.
+      bool formula = false;
+      try {
+        (void)targets::Formula::parse(source, SourceLocation{"formula", 1, 1});
+        formula = !file_only;
+      } catch (const InputError&) {  // not a formula either: the missing file is all there is
+        formula = false;
+      }
+      throw InputError(SourceLocation{source, 0, 0},
+                       formula ? "no such target file (read as a formula, it reads no token)"
+                               : "no such target file");
     }
     targets::TargetSpec t;
     t.name = "formula";

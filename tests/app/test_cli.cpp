@@ -364,6 +364,9 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --set D=10000000",
        "unrolling i = 1..10000000 makes more than 4096 copies"},
       {"derive missing.toml", "missing.toml: error: no such target file"},
+      {"plan '-max(t) dot(a, x[t])'",
+       "starts with '-' and was read as an option: put -- before a formula that starts with a "
+       "sign (infoflow plan -- '-max(t) dot(a, x[t])')"},
       {"train --formula 'max(t) dot(x[t]' --steps 5", "formula:1:16: error: expected ')'"},
       {"train --target no_such_file --steps 5", "no_such_file: error: no such target file"},
       {"train --task min_inner --formula 'max(t) dot(a, x[t])'",
