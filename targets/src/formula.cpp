@@ -376,8 +376,15 @@ class Checker {
 
   void expect(const Node& n, ValueKind kind, const std::string& context) {
     if (n.value != kind) {
+      // dot(2 * a, x[t]): a parameter takes its kind from where it stands, here a product.
+      const bool scaled_parameter =
+          kind == ValueKind::kVector && n.kind != Node::Kind::kRef && n.kind != Node::Kind::kNumber;
       fail(where_, n.column,
-           context + " needs a " + kind_name(kind) + ", not a " + kind_name(n.value));
+           context + " needs a " + kind_name(kind) + ", not a " + kind_name(n.value) +
+               (scaled_parameter ? " (a parameter is a vector only where it is the argument "
+                                   "itself: -a and 2 * a are numbers; write -dot(a, ...) or "
+                                   "2 * dot(a, ...))"
+                                 : ""));
     }
   }
 

@@ -73,6 +73,9 @@ BOOST_AUTO_TEST_CASE(semantic_errors_name_their_column) {
   BOOST_TEST(error_of("max(t) sqnorm(x[t], x[t])") == "8: sqnorm() takes 1 argument, not 2");
   BOOST_TEST(error_of("max(t) x[t]") == "8: max() needs a number, not a vector");
   BOOST_TEST(error_of("dot(x[1], 2)") == "11: dot() needs a vector, not a number");
+  BOOST_TEST(error_of("max(t) dot(2 * a, x[t])").find(
+                 "not a number (a parameter is a vector only where it is the argument itself") !=
+             std::string::npos);
   BOOST_TEST(error_of("x[1] * x[2]") ==
              "1: '*' multiplies numbers, or a number and a vector; use dot(u, v) for vectors");
   BOOST_TEST(error_of("max(t) dot(a[t], x[t])") ==
