@@ -46,9 +46,12 @@ std::optional<MonotoneStep> monotone_step(const Node& m, bool strict) {
       if (const std::optional<double> c = number(m.args[1]); c && *c != 0)
         return MonotoneStep{0, *c < 0};
       return std::nullopt;
-    case K::kPow:  // u^3, u^5: strictly increasing
+    case K::kPow:  // u^3, u^5: strictly increasing; |u|^p (p > 0) too, |u| being >= 0
       if (m.args[1].kind == K::kNumber && m.args[1].number >= 1 &&
           std::fmod(m.args[1].number, 2.0) == 1.0)
+        return MonotoneStep{0, false};
+      if (m.args[1].kind == K::kNumber && m.args[1].number > 0 && m.args[0].kind == K::kCall &&
+          m.args[0].name == "abs")
         return MonotoneStep{0, false};
       return std::nullopt;
     case K::kCall:

@@ -1749,6 +1749,15 @@ class Compiler {
       idle_.push_back(targets::to_text(n));
       return out.args[0];
     }
+    // u * u is u^2, which the rules for squares read (max(t) y * y is max |y|, two retrievals).
+    if (out.kind == K::kMul && mentions_token(out.args[0]) &&
+        canonical(out.args[0], {}) == canonical(out.args[1], {})) {
+      Node square;
+      square.kind = K::kPow;
+      square.args = {out.args[0], Node{}};
+      square.args[1].number = 2;
+      return flatten(square);
+    }
     if (std::optional<Node> copies = unrolled_sum(out)) return flatten(*copies);
     if (std::optional<Node> swapped = range_outside(out)) return flatten(*swapped);
     if (std::optional<Node> split = outside_terms(out)) return flatten(*split);

@@ -21,8 +21,9 @@ struct MonotoneStep {
 
 /// How `m` depends on its one operand that is not closed, when monotonically: a term that reads
 /// no token and no index (numbers, scalar parameters) added or subtracted, a product or
-/// quotient by a nonzero number, a negation, exp, log, sqrt, tanh, an odd power; relu (flat
-/// below 0) unless `strict`. nullopt for anything else. log and sqrt increase where defined.
+/// quotient by a nonzero number, a negation, exp, log, sqrt, tanh, an odd power, a positive
+/// power of an abs; relu (flat below 0) unless `strict`. nullopt for anything else. log and
+/// sqrt increase where defined.
 std::optional<MonotoneStep> monotone_step(const Node& m, bool strict);
 
 /// The tree with each selection's key stripped of the strictly monotone function at its root
