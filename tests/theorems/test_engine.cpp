@@ -587,6 +587,12 @@ BOOST_AUTO_TEST_CASE(the_monotone_rewrite_keeps_constants_ties_and_domains_in_vi
              "efficient");
   BOOST_CHECK_THROW(target("max(t) log(dot(a, x[t]))"), infoflow::InputError);
   BOOST_CHECK_THROW(target("max(t) sqrt(dot(a, x[t]))"), infoflow::InputError);
+  // The shortest lengths tried hold no ordered triple: skipped, and the longer ones decide.
+  BOOST_CHECK_THROW(target("min(t1 < t2 < t3) log(dot(a, x[t1]) + dot(b, x[t2]) + dot(c, x[t3]))"),
+                    infoflow::InputError);
+  BOOST_TEST(target("min(t1 < t2 < t3) (dot(a, x[t2]) - dot(a, x[t2]) + 0 * dot(a, x[t3]) + "
+                    "0 * dot(a, x[t1]))")
+                 .program->quantities.empty());
   BOOST_TEST(verdict(target("max(t) log(dot(a, x[t]) + 100)"), arch({1})) == "efficient");
   const th::Target twice = target("max(t) dot(b, x[t]) + max(t) dot(b, x[t])");
   BOOST_TEST(twice.program->dimension() == 1);

@@ -137,6 +137,7 @@ struct Term {
   const Node* node = nullptr;
   bool negative = false;
   std::vector<std::string> constants;  ///< "*c" and "/c", c in canonical form, but numbers
+  double magnitude = 1;                ///< the numbers' product, without their signs
   std::vector<std::string> written;    ///< every factor as written, numbers too, for the text
   bool zero = false;                   ///< a factor is the number 0: the term vanishes
 
@@ -149,11 +150,13 @@ struct Term {
     Term t = *this;
     const std::string text = targets::to_text(constant);
     t.written.push_back(op + (text.find(' ') == std::string::npos ? text : "(" + text + ")"));
-    // A nonzero number moves no extremum, but its sign flips it: y and 2 y are maximised at
-    // one token, by one action; -2 y as -y is. A parameter's sign is a draw: it stays.
+    // A number's sign is the term's; its size is known to be positive (sign() leaves it out,
+    // scale() keeps it: y + 2 z and y + z are two scores). A parameter's sign is a draw.
     if (const std::optional<double> number = literal_number(constant)) {
       if (*number < 0) t.negative = !t.negative;
       t.zero = t.zero || *number == 0;
+      if (*number != 0)
+        t.magnitude = op[0] == '/' ? t.magnitude / std::abs(*number) : t.magnitude * std::abs(*number);
       return t;
     }
     t.constants.push_back(op + canonical(constant, {}));
@@ -163,6 +166,7 @@ struct Term {
   [[nodiscard]] Term times(const Term& other) const {
     Term t = other.negative ? negated() : *this;
     t.zero = t.zero || other.zero;
+    t.magnitude *= other.magnitude;
     t.constants.insert(t.constants.end(), other.constants.begin(), other.constants.end());
     t.written.insert(t.written.end(), other.written.begin(), other.written.end());
     return t;
@@ -183,9 +187,14 @@ struct Term {
   }
   /// Equal for two terms that scale their objectives alike.
   [[nodiscard]] std::string scale() const {
+    return sign() + (magnitude == 1 ? "" : fmt::format("*{}", magnitude)) + "|";
+  }
+  /// The same, up to a positive number: equal for two terms whose maxima are at one token
+  /// (y and 2 y), where the term is the whole score.
+  [[nodiscard]] std::string sign() const {
     std::vector<std::string> sorted = constants;
     std::sort(sorted.begin(), sorted.end());
-    return (negative ? "-" : "+") + fmt::format("{}", fmt::join(sorted, "")) + "|";
+    return (negative ? "-" : "+") + fmt::format("{}", fmt::join(sorted, ""));
   }
 };
 
@@ -342,6 +351,7 @@ struct Factor {
   std::string text;
   const Node* term = nullptr;
   std::string scale;  ///< a term's sign and constants (Term::scale())
+  std::string sign;   ///< the same up to a positive number (Term::sign())
   std::string shown;  ///< a term's text with them (Term::shown())
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
@@ -350,13 +360,15 @@ struct Factor {
   /// What a quantity maximises, with the term's sign and constants (the checks read `text`).
   [[nodiscard]] std::string signed_text() const { return shown.empty() ? text : shown; }
 
-  /// Equal for two factors that are the same up to the renaming (for merging actions).
-  [[nodiscard]] std::string key(const std::map<std::string, std::string>& rename) const {
+  /// Equal for two factors that are the same up to the renaming (for merging actions), and,
+  /// `up_to_size`, up to a positive number (a score of one term, a mean's value).
+  [[nodiscard]] std::string key(const std::map<std::string, std::string>& rename,
+                                bool up_to_size = false) const {
     auto named = [&](const std::string& i) {
       const auto it = rename.find(i);
       return it == rename.end() ? i : it->second;
     };
-    if (term != nullptr) return scale + canonical(*term, rename);
+    if (term != nullptr) return (up_to_size ? sign + "|" : scale) + canonical(*term, rename);
     if (constraint != nullptr) {
       std::string a = named(constraint->left);
       std::string b = named(constraint->right);
@@ -375,6 +387,19 @@ struct Deps {
     indices.insert(o.indices.begin(), o.indices.end());
     quantities.insert(o.quantities.begin(), o.quantities.end());
   }
+};
+
+/// Puts a flag back as it was when the scope ends.
+class Restore {
+ public:
+  explicit Restore(bool& flag) : flag_(flag), saved_(flag) {}
+  Restore(const Restore&) = delete;
+  Restore& operator=(const Restore&) = delete;
+  ~Restore() { flag_ = saved_; }
+
+ private:
+  bool& flag_;
+  bool saved_;
 };
 
 class Compiler {
@@ -469,6 +494,14 @@ class Compiler {
 
   Deps expr(const Node& n, const std::set<std::string>& scope) {
     Deps d;
+    // Below anything but a sum, a sign or a closed factor, a reduction's value is no longer a
+    // term of the target's sum (summed_).
+    const bool additive = n.kind == K::kAdd || n.kind == K::kSub || n.kind == K::kNeg ||
+                          n.kind == K::kReduce ||
+                          ((n.kind == K::kMul || n.kind == K::kDiv) &&
+                           (!mentions_token(n.args[0]) || !mentions_token(n.args[1])));
+    const Restore restore(summed_);
+    summed_ = summed_ && additive;
     if (n.kind == K::kRef && n.name == "x") {
       if (n.position > 0 || !n.position_name.empty()) {
         const std::string where =
@@ -557,6 +590,8 @@ class Compiler {
     if (n.op == targets::ReduceOp::kKth) {
       outside("'" + targets::to_text(n) + "': a k-th largest over a parameter range is not a rule of the framework");
     }
+    const Restore restore(summed_);
+    summed_ = summed_ && n.op == targets::ReduceOp::kSum;  // a sum's copies are its terms
     // Expand the combinations of the unrolled binders.
     std::vector<Node> copies{n};
     for (const targets::Binder* b : unrolled) {
@@ -625,6 +660,7 @@ class Compiler {
     f.text = targets::to_text(*term.node);
     f.term = term.node;
     f.scale = term.scale();
+    f.sign = term.sign();
     f.shown = term.shown(f.text);
     return f;
   }
@@ -665,6 +701,10 @@ class Compiler {
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
     if (std::optional<Node> free = without_idle_constraints(n))
       return token_reduction(*free, scope);
+    // Whether this reduction is a term of the target's sum; what its body holds is not.
+    const bool summed = summed_;
+    const Restore restore(summed_);
+    summed_ = false;
     if (const std::optional<double> value = closed_constant(n)) {
       p_.constants.push_back(
           fmt::format("{} takes one value on every random sequence ({} for one draw of its "
@@ -724,7 +764,8 @@ class Compiler {
     }
     Comparison c;
     c.text = targets::to_text(n);
-    if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, c), c.text);
+    if (n.op == targets::ReduceOp::kSum)
+      return annotated(mean(n, bound, factors, summed, c), c.text);
     if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
       const long k = resolve(n.rank, n.column);
       if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
@@ -976,7 +1017,7 @@ class Compiler {
     // With one group, a free factor of a known sign (E5's draws: never negative, say) leaves one
     // extremum of the group to fetch, where the term's own sign and constants are known too (a
     // parameter's sign is a draw).
-    std::optional<int> sign = groups.size() == 1 && term->scale == "+|" && constant_parts.empty()
+    std::optional<int> sign = groups.size() == 1 && term->sign == "+" && constant_parts.empty()
                                   ? std::optional<int>(1)
                                   : std::nullopt;
     for (const Node* part : free_parts) {
@@ -1131,7 +1172,7 @@ class Compiler {
     if (scoring != 1) return std::nullopt;
     const Factor& only = *std::find_if(factors.begin(), factors.end(),
                                        [](const Factor& f) { return f.constraint == nullptr; });
-    if (only.term == nullptr || only.scale != "+|") return std::nullopt;
+    if (only.term == nullptr || only.sign != "+") return std::nullopt;
     const Node& t = *only.term;
     const bool absolute = t.kind == K::kCall && t.name == "abs" && t.args.size() == 1;
     const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
@@ -1332,7 +1373,8 @@ class Compiler {
       std::map<std::string, std::string> rename{{v, "#v"}};
       if (!at_name.empty()) rename.emplace(at_name, "#u");
       std::vector<std::string> keys;
-      for (const Factor* f : used) keys.push_back(f->key(rename));
+      const bool one_term = scoring_terms(used) == 1;  // y and 2 y: one token; y + 2 z: not y + z
+      for (const Factor* f : used) keys.push_back(f->key(rename, one_term));
       // The value read at the retrieved token must be there: the body's quantities on v.
       if (body_deps.indices.count(v) != 0 || bound.size() == 1)
         needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
@@ -1435,7 +1477,8 @@ class Compiler {
     std::map<std::string, std::string> rename{{v, "#v"}};
     if (!at.empty()) rename.emplace(at, "#u");
     std::vector<std::string> keys;
-    for (const Factor* f : used) keys.push_back(f->key(rename));
+    const bool one_term = scoring_terms(used) == 1;
+    for (const Factor* f : used) keys.push_back(f->key(rename, one_term));
     std::sort(keys.begin(), keys.end());
     std::string chain_key = fmt::format("kth|{}|{}|{}|{}", k, at.empty() ? "g" : "t",
                                         selection ? "by" : "", fmt::join(keys, ";"));
@@ -1494,7 +1537,7 @@ class Compiler {
   /// A sum over tokens: the mean mode prices a sum of token-wise values; anything else is
   /// outside the framework.
   Deps mean(const Node& n, const std::vector<std::string>& bound, const std::vector<Factor>& factors,
-            Comparison& c) {
+            bool summed, Comparison& c) {
     c.sum = true;
     c.order = 1;
     if (!n.constraints.empty()) {
@@ -1535,8 +1578,14 @@ class Compiler {
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
       const std::string term = f.signed_text();
       std::set<std::string>& averaged = averaged_[id];
-      if (averaged.insert(f.key({{on.front(), "#v"}})).second) {
-        made.values = static_cast<long>(averaged.size());
+      // 2 y's mean is y's; the means that are terms of the target's sum are one value, the mean
+      // of their sum (sum(i = 1..20) sum(t) y_i^2 is one, where (sum(t) y_i)^2 are twenty).
+      if (averaged.insert((summed ? "sum:" : "") + f.key({{on.front(), "#v"}}, true)).second) {
+        const auto terms_of_the_sum =
+            std::count_if(averaged.begin(), averaged.end(),
+                          [](const std::string& k) { return k.rfind("sum:", 0) == 0; });
+        made.values = static_cast<long>(averaged.size()) - terms_of_the_sum +
+                      (terms_of_the_sum > 0 ? 1 : 0);
         made.what += made.what.empty()
                          ? fmt::format("{} = the mean over {} of {}", made.name, on.front(), term)
                          : fmt::format(", and of {}", term);
@@ -1679,6 +1728,12 @@ class Compiler {
     if (out.empty()) return {};
     out.push_back(text.substr(from));
     return out;
+  }
+
+  /// How many of a score's factors are terms (not index constraints).
+  static long scoring_terms(const std::vector<const Factor*>& factors) {
+    return std::count_if(factors.begin(), factors.end(),
+                         [](const Factor* f) { return f->constraint == nullptr; });
   }
 
   /// The one term of a score that is not an index constraint (the caller counted them).
@@ -2037,6 +2092,7 @@ class Compiler {
   std::vector<std::string> idle_;  // selections whose body reads none of their indices
   long token_dim_ = 0;             // the target's d, if known: E4 and E5 try it too
   bool split_products_ = false;    // every separable product at its vertices (the alternative)
+  bool summed_ = true;  // the expression compiled is a term of the target's sum (R6's values)
   Node root_;
   std::map<std::string, std::string> notes_;  // a rewritten reduction: how it was written
   std::map<int, std::set<std::string>> averaged_;  // a mean quantity: the terms it averages

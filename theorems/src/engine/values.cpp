@@ -143,16 +143,41 @@ long tokens_for(const targets::Formula& formula, const targets::Bindings& bindin
 
 /// The lengths E5 tries: the shortest that holds every fixed position, offset and rank (2 at
 /// least), one more, and tokens_for(). A threshold a minimum crosses only where every token
-/// does (min(t) relu(L - 1)) is crossed on short sequences, almost never on long ones.
+/// does (min(t) relu(L - 1)) is crossed on short sequences, almost never on long ones. Each
+/// within the budget for one sequence of every parameter draw (a deep nesting visits T^m tuples
+/// a sequence: seven indices at 15 tokens took half a minute a target, thirteen at 3 as long),
+/// the longest shortened to fit; none where even 2 tokens do not fit.
 std::vector<long> lengths_for(const targets::Formula& formula, const targets::Bindings& bindings) {
+  const auto fits = [&](long tokens) {
+    return 2 * tuples_per_evaluation(formula.root(), static_cast<double>(tokens)) *
+               static_cast<double>(kParameterSeeds) <=
+           kTupleBudget;
+  };
   long longest = tokens_for(formula, bindings);
   const long shortest = std::max(2L, longest - kSpareTokens);
-  // A deep nesting visits T^m tuples a sequence: the longest length one sequence of which fits
-  // the budget (seven indices at 15 tokens took half a minute a target).
-  while (longest > shortest + 1 &&
-         2 * tuples_per_evaluation(formula.root(), static_cast<double>(longest)) > kTupleBudget)
-    --longest;
-  return {shortest, shortest + 1, longest};
+  while (longest > shortest + 1 && !fits(longest)) --longest;
+  std::vector<long> out;
+  for (const long tokens : {shortest, shortest + 1, longest}) {
+    if (fits(tokens) && (out.empty() || out.back() < tokens)) out.push_back(tokens);
+  }
+  return out;
+}
+
+/// Runs `check(tokens)` at each of E5's lengths until it returns false (decided). A length too
+/// short for the formula's reductions (t1 < t2 < t3 at 2 tokens: no index tuple) is skipped;
+/// an error at the longest, or no length at all, leaves the test undecided: false.
+template <class Check>
+bool at_each_length(const targets::Formula& formula, const targets::Bindings& bindings,
+                    Check check) {
+  const std::vector<long> lengths = lengths_for(formula, bindings);
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    try {
+      if (!check(lengths[i])) return true;
+    } catch (const InputError&) {
+      if (i + 1 == lengths.size()) return false;
+    }
+  }
+  return !lengths.empty();
 }
 
 /// How many sequences fit the budget of index tuples, at most `wanted`.
@@ -284,15 +309,15 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
 
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim) {
-  try {
-    std::optional<double> value;
-    for (const long tokens : lengths_for(formula, bindings)) {
-      const long n = draws_within_budget(formula, tokens, kConstantDraws);
-      if (n < 2) return std::nullopt;
-      bool constant = true;
-      value.reset();  // a constant may depend on the parameters and on T (sum(t) 1)
-      // At random scales: E4 keeps unit scale, where a saturated tanh(20 L) rounds to 1.0 for
-      // several tokens, a tie of the floats, not of the target.
+  std::optional<double> value;
+  bool constant = true;
+  const bool known = at_each_length(formula, bindings, [&](long tokens) {
+    const long n = draws_within_budget(formula, tokens, kConstantDraws);
+    constant = constant && n >= 2;  // one sequence tells nothing
+    value.reset();  // a constant may depend on the parameters and on T (sum(t) 1)
+    // At random scales: E4 keeps unit scale, where a saturated tanh(20 L) rounds to 1.0 for
+    // several tokens, a tie of the floats, not of the target.
+    if (constant) {
       values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
         const double tol = tolerance(y, y);
         for (long i = 0; i < n; ++i) {
@@ -301,52 +326,46 @@ std::optional<double> constant_value(const targets::Formula& formula,
         if (constant && !value) value = y(0);
         return constant;
       });
-      if (!constant) return std::nullopt;
     }
-    return value;  // at the longest length, for the first draw of the parameters
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+    return constant;
+  });
+  // At the longest length, for the first draw of the parameters.
+  return known && constant ? value : std::nullopt;
 }
 
 std::optional<int> constant_sign(const targets::Formula& formula,
                                  const targets::Bindings& bindings, long token_dim) {
-  try {
-    bool finite = true;
-    bool negative = false;
-    bool positive = false;
-    for (const long tokens : lengths_for(formula, bindings)) {
-      const long n = draws_within_budget(formula, tokens, kConstantDraws);
-      values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
-        finite = y.allFinite();
-        negative = negative || (y.array() < 0).any();
-        positive = positive || (y.array() > 0).any();
-        return finite && !(negative && positive);
-      });
-    }
-    if (!finite || negative == positive) return std::nullopt;
-    return positive ? 1 : -1;
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+  bool finite = true;
+  bool negative = false;
+  bool positive = false;
+  const auto undecided = [&] { return finite && !(negative && positive); };
+  const bool known = at_each_length(formula, bindings, [&](long tokens) {
+    const long n = draws_within_budget(formula, tokens, kConstantDraws);
+    values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
+      finite = finite && y.allFinite();
+      negative = negative || (y.array() < 0).any();
+      positive = positive || (y.array() > 0).any();
+      return undecided();
+    });
+    return undecided();
+  });
+  if (!known || !finite || negative == positive) return std::nullopt;
+  return positive ? 1 : -1;
 }
 
 bool undefined_somewhere(const targets::Formula& formula, const targets::Bindings& bindings,
                          long token_dim) {
-  try {
-    bool finite = true;
-    for (const long tokens : lengths_for(formula, bindings)) {
-      const long n = draws_within_budget(formula, tokens, kConstantDraws);
-      values_per_draw(formula, bindings, token_dim, tokens, n, false,
-                      [&](const Eigen::VectorXd& y) {
-                        finite = finite && y.allFinite();
-                        return finite;
-                      });
-    }
-    return !finite;
-  } catch (const InputError&) {
-    return false;
-  }
+  bool finite = true;
+  // A value that is not a number on some length is undefined, whatever the others gave.
+  (void)at_each_length(formula, bindings, [&](long tokens) {
+    const long n = draws_within_budget(formula, tokens, kConstantDraws);
+    values_per_draw(formula, bindings, token_dim, tokens, n, false, [&](const Eigen::VectorXd& y) {
+      finite = finite && y.allFinite();
+      return finite;
+    });
+    return finite;
+  });
+  return !finite;
 }
 
 }  // namespace infoflow::theorems::detail
