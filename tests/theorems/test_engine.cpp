@@ -587,6 +587,12 @@ BOOST_AUTO_TEST_CASE(the_monotone_rewrite_keeps_constants_ties_and_domains_in_vi
              "efficient");
   BOOST_CHECK_THROW(target("max(t) log(dot(a, x[t]))"), infoflow::InputError);
   BOOST_CHECK_THROW(target("max(t) sqrt(dot(a, x[t]))"), infoflow::InputError);
+  // Six ordered indices: the shortest length tried holds them all.
+  BOOST_CHECK_THROW(target("min(t1 < t2 < t3 < t4 < t5 < t6) log(dot(a, x[t1]) + dot(a, x[t2]) + "
+                           "dot(a, x[t3]) + dot(a, x[t4]) + dot(a, x[t5]) + dot(a, x[t6]))"),
+                    infoflow::InputError);
+  // y / 0 is no vanishing term: undefined.
+  BOOST_CHECK_THROW(target("max(t) (dot(a, x[t]) + dot(b, x[t]) / 0)"), infoflow::InputError);
   // The shortest lengths tried hold no ordered triple: skipped, and the longer ones decide.
   BOOST_CHECK_THROW(target("min(t1 < t2 < t3) log(dot(a, x[t1]) + dot(b, x[t2]) + dot(c, x[t3]))"),
                     infoflow::InputError);

@@ -153,6 +153,10 @@ struct Term {
     // A number's sign is the term's; its size is known to be positive (sign() leaves it out,
     // scale() keeps it: y + 2 z and y + z are two scores). A parameter's sign is a draw.
     if (const std::optional<double> number = literal_number(constant)) {
+      if (*number == 0 && op[0] == '/') {  // y / 0 is no term that vanishes: keep it as written
+        t.constants.push_back(op + canonical(constant, {}));
+        return t;
+      }
       if (*number < 0) t.negative = !t.negative;
       t.zero = t.zero || *number == 0;
       if (*number != 0)
@@ -352,6 +356,7 @@ struct Factor {
   const Node* term = nullptr;
   std::string scale;  ///< a term's sign and constants (Term::scale())
   std::string sign;   ///< the same up to a positive number (Term::sign())
+  double magnitude = 1;  ///< that number (Term::magnitude)
   std::string shown;  ///< a term's text with them (Term::shown())
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
@@ -496,10 +501,10 @@ class Compiler {
     Deps d;
     // Below anything but a sum, a sign or a closed factor, a reduction's value is no longer a
     // term of the target's sum (summed_).
-    const bool additive = n.kind == K::kAdd || n.kind == K::kSub || n.kind == K::kNeg ||
-                          n.kind == K::kReduce ||
-                          ((n.kind == K::kMul || n.kind == K::kDiv) &&
-                           (!mentions_token(n.args[0]) || !mentions_token(n.args[1])));
+    const bool additive =
+        n.kind == K::kAdd || n.kind == K::kSub || n.kind == K::kNeg || n.kind == K::kReduce ||
+        (n.kind == K::kMul && (!mentions_token(n.args[0]) || !mentions_token(n.args[1]))) ||
+        (n.kind == K::kDiv && !mentions_token(n.args[1]));  // 1 / mean is no term of a sum
     const Restore restore(summed_);
     summed_ = summed_ && additive;
     if (n.kind == K::kRef && n.name == "x") {
@@ -661,6 +666,7 @@ class Compiler {
     f.term = term.node;
     f.scale = term.scale();
     f.sign = term.sign();
+    f.magnitude = term.magnitude;
     f.shown = term.shown(f.text);
     return f;
   }
@@ -1417,7 +1423,12 @@ class Compiler {
       m.text = label;
       m.message = id;
       m.message_at = at;
-      m.scale = negated ? "-" : "+";
+      // A score of one term was keyed up to its size; the message keeps the size (4 m(t) and
+      // m(t) / 4 are two values for the next step).
+      m.scale = std::string(negated ? "-" : "+") +
+                (one_term && single_score(used)->magnitude != 1
+                     ? fmt::format("*{}", single_score(used)->magnitude)
+                     : "");
       kept.push_back(m);
       factors = std::move(kept);
       last = id;

@@ -42,6 +42,9 @@ constexpr long kConstantDraws = 128;
 constexpr double kLogScaleSpread = 3;
 /// Index tuples the test may visit in all (a deep nesting gets fewer draws).
 constexpr double kTupleBudget = 4e6;
+/// Index tuples one sequence of every parameter draw may visit at a length E5 tries: six
+/// ordered indices at 6 tokens fit, seven do not.
+constexpr double kSampleBudget = 4 * kTupleBudget;
 /// Two values differ by more than this fraction of the values' spread (their standard
 /// deviation), plus kRounding of their root mean square: a target's units (sqnorm(x[1]) / 1e12)
 /// must not decide, nor an offset (max(t) dot(a, x[t]) + 1e12, whose spread is 1e-12 of its
@@ -141,20 +144,35 @@ long tokens_for(const targets::Formula& formula, const targets::Bindings& bindin
          largest_bound(formula.root(), bindings);
 }
 
-/// The lengths E5 tries: the shortest that holds every fixed position, offset and rank (2 at
-/// least), one more, and tokens_for(). A threshold a minimum crosses only where every token
-/// does (min(t) relu(L - 1)) is crossed on short sequences, almost never on long ones. Each
-/// within the budget for one sequence of every parameter draw (a deep nesting visits T^m tuples
-/// a sequence: seven indices at 15 tokens took half a minute a target, thirteen at 3 as long),
-/// the longest shortened to fit; none where even 2 tokens do not fit.
+/// Token indices bound anywhere in the formula: a length with as many tokens gives every
+/// reduction an index tuple (t1 < t2 < t3 needs 3).
+long token_binders(const Node& n) {  // NOLINT(misc-no-recursion)
+  long out = 0;
+  if (n.kind == Node::Kind::kReduce) {
+    out += std::count_if(n.binders.begin(), n.binders.end(),
+                         [](const targets::Binder& b) { return !b.has_range; });
+  }
+  for (const Node& a : n.args) out += token_binders(a);
+  return out;
+}
+
+/// The lengths E5 tries: the shortest that holds every fixed position, offset, rank and
+/// reduction (2 at least), one more, and tokens_for(). A threshold a minimum crosses only where
+/// every token does (min(t) relu(L - 1)) is crossed on short sequences, almost never on long
+/// ones. Each within the budget for one sequence of every parameter draw (a deep nesting visits
+/// T^m tuples a sequence: seven indices at 15 tokens took half a minute a target, thirteen at 3
+/// as long), the longest shortened to fit; none where the shortest does not fit (the tests are
+/// then not made: docs/infoflow_engine.md, E5).
 std::vector<long> lengths_for(const targets::Formula& formula, const targets::Bindings& bindings) {
   const auto fits = [&](long tokens) {
     return 2 * tuples_per_evaluation(formula.root(), static_cast<double>(tokens)) *
                static_cast<double>(kParameterSeeds) <=
-           kTupleBudget;
+           kSampleBudget;
   };
   long longest = tokens_for(formula, bindings);
-  const long shortest = std::max(2L, longest - kSpareTokens);
+  const long shortest =
+      std::max({2L, longest - kSpareTokens, token_binders(formula.root())});
+  longest = std::max(longest, shortest + 1);
   while (longest > shortest + 1 && !fits(longest)) --longest;
   std::vector<long> out;
   for (const long tokens : {shortest, shortest + 1, longest}) {
