@@ -1,5 +1,6 @@
 #include "infoflow/report/derivation_report.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -76,6 +77,14 @@ std::string derivation_text(const Derivation& d) {
   if (d.search.smallest) {
     out += fmt::format("  smallest efficient architecture (of {} with {}): {}\n",
                        d.search.architectures, space, architecture_line(*d.search.smallest));
+    // The search holds n fixed; train's default is E/h a layer, another network where h > 1.
+    const theorems::Architecture& a = d.search.smallest->architecture;
+    const bool other_default = std::any_of(a.heads.begin(), a.heads.end(), [&](long h) {
+      return a.head_dim > 0 && a.head_dim * h != a.embedding;
+    });
+    if (other_default)
+      out += fmt::format("    (n = {} in every layer, as searched: train it with --head-dim {})\n",
+                         a.head_dim, a.head_dim);
     for (const theorems::Plan& p : d.search.per_depth)
       out += "    fewest heads with L = " + std::to_string(p.architecture.layers()) + ": " +
              p.architecture.heads_text() + "\n";

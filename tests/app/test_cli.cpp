@@ -252,6 +252,12 @@ BOOST_AUTO_TEST_CASE(derive_gives_rate_verdict_and_smallest_architecture) {
   BOOST_TEST(contains(r.out, "M = O(eps^(1 - T/4)) (in d, E, n: O(eps^(1 - T*d/E))): exponential in T"));
   BOOST_TEST(
       contains(r.out, "smallest efficient architecture (of 4680 with L <= 4, h <= 8): L=2 h=(1,1)"));
+  BOOST_TEST(!contains(r.out, "--head-dim"));  // one head a layer: n = E either way
+  // The search holds n fixed; where the smallest has a layer of several heads, train's default
+  // n = E/h would build another network.
+  const Run wide = run("derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --set D=9");
+  BOOST_TEST(contains(wide.out, "L=3 h=(2,2,1) E=16 d=4 n=16"));
+  BOOST_TEST(contains(wide.out, "(n = 16 in every layer, as searched: train it with --head-dim 16)"));
   const nlohmann::json j =
       nlohmann::json::parse(run("derive 'sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])' --set "
                                 "D=3 --heads 3,3 --E 12 --format json")
