@@ -190,11 +190,11 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
       token_dim(token_dim_) {
   try {
     program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
-    // A product (its vertices) or an absolute value or even power (max |E| = max(max E,
-    // -min E)).
+    // A product (its vertices), an absolute value or even power (max |E| = max(max E,
+    // -min E)), or a range (a maximum over one inside a maximum over tokens, written outside).
     const std::string text = targets::to_text(formula.root());
     if (text.find(" * ") != std::string::npos || text.find("abs(") != std::string::npos ||
-        text.find('^') != std::string::npos) {
+        text.find('^') != std::string::npos || text.find("..") != std::string::npos) {
       auto split = std::make_shared<const Program>(compile(formula, bindings, token_dim, true));
       if (split->elimination_text() != program->elimination_text()) alternative = std::move(split);
     }

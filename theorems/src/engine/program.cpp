@@ -1805,6 +1805,10 @@ class Compiler {
   /// was compiled inner reduction first, one layer per level, where the chain needs two. Only
   /// where no selection, no range and no more indices than the exhaustive search tries.
   Node flatten(const Node& n) {  // NOLINT(misc-no-recursion)
+    // Nested reductions of one kind are one before anything moves a term out of the inner one:
+    // max(s) max(t) (y_s + z_t + <x_s, x_t>) as written is an elimination over (s, t), whose
+    // best order shares s's message, where y_s pulled out of max(t) fixed t first.
+    if (std::optional<Node> merged = nested_as_one(n, n)) return flatten(*merged);
     Node out = n;
     for (Node& a : out.args) a = flatten(a);
     // A selection whose body reads none of its indices is its body, whichever tuple the key
@@ -1825,26 +1829,36 @@ class Compiler {
       return flatten(square);
     }
     if (std::optional<Node> copies = unrolled_sum(out)) return flatten(*copies);
-    if (std::optional<Node> swapped = range_outside(out)) return flatten(*swapped);
+    if (split_products_) {
+      if (std::optional<Node> swapped = range_outside(out)) return flatten(*swapped);
+    }
     if (std::optional<Node> split = outside_terms(out)) return flatten(*split);
     if (std::optional<Node> moved = anchored(out)) out = std::move(*moved);
     if (std::optional<Node> peeled = monotone_outside(out)) return *peeled;
+    if (std::optional<Node> merged = nested_as_one(out, n)) return *merged;
+    return out;
+  }
+
+  /// E1: `n`, a maximum of a maximum (or minima) over tokens, as one reduction (`written`: as
+  /// the user wrote it, for the note).
+  std::optional<Node> nested_as_one(const Node& n, const Node& written) {
     const auto plain = [](const Node& r) {
       return r.kind == K::kReduce && !r.has_key() &&
              (r.op == targets::ReduceOp::kMax || r.op == targets::ReduceOp::kMin) &&
              std::none_of(r.binders.begin(), r.binders.end(),
                           [](const targets::Binder& b) { return b.has_range; });
     };
-    if (!plain(out) || !plain(out.args[0]) || out.args[0].op != out.op ||
-        out.binders.size() + out.args[0].binders.size() > kExhaustiveIndices)
-      return out;
+    if (!plain(n) || !plain(n.args[0]) || n.args[0].op != n.op ||
+        n.binders.size() + n.args[0].binders.size() > kExhaustiveIndices)
+      return std::nullopt;
+    Node out = n;
     Node inner = std::move(out.args[0]);
     out.binders.insert(out.binders.end(), inner.binders.begin(), inner.binders.end());
     out.constraints.insert(out.constraints.end(), inner.constraints.begin(),
                            inner.constraints.end());
     out.args[0] = std::move(inner.args[0]);
     note(targets::to_text(out),
-         " (written " + targets::to_text(n) + ": nested reductions of one kind are one, E1)");
+         " (written " + targets::to_text(written) + ": nested reductions of one kind are one, E1)");
     return out;
   }
 
@@ -1905,7 +1919,8 @@ class Compiler {
   /// E0: a maximum over tokens of a maximum over a range (or minima) is the maximum over the
   /// range of the maximum over tokens, which the range unrolls into copies: max(t) max(i = 1..2)
   /// dot(a[i], x[t]) is two retrievals, as written the other way round (trained 6.8e-4 on (2);
-  /// the engine once said exponential on (2)).
+  /// the engine once said exponential on (2)). The second reading only: where an FFN computes
+  /// the inner maximum at each token (max_i |A_i x_t|), one retrieval after it is cheaper.
   static std::optional<Node> range_outside(const Node& n) {
     const auto plain = [](const Node& r) {
       return r.kind == K::kReduce && !r.has_key() && r.constraints.empty() &&
