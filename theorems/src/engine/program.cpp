@@ -221,6 +221,18 @@ void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
   }
 }
 
+/// The product of `factors`, in order (left-nested, as the parser writes a * b * c).
+Node product_of(const std::vector<const Node*>& factors) {
+  Node product = *factors.front();
+  for (std::size_t i = 1; i < factors.size(); ++i) {
+    Node next;
+    next.kind = K::kMul;
+    next.args = {std::move(product), *factors[i]};
+    product = std::move(next);
+  }
+  return product;
+}
+
 /// The factors of the product `n` that read tokens, in order, into `tokens`; its closed factors
 /// and signs into `factor`. Whether there were any of those.
 bool product_factors(const Node& n, Term& factor, std::vector<const Node*>& tokens) {
@@ -302,14 +314,7 @@ void additive_terms(const Node& n, const Term& scale, std::vector<Term>& out,
       return;
     }
     if (moved) {
-      Node product = *tokens.front();
-      for (std::size_t i = 1; i < tokens.size(); ++i) {
-        Node next;
-        next.kind = K::kMul;
-        next.args = {std::move(product), *tokens[i]};
-        product = std::move(next);
-      }
-      made.push_back(std::move(product));
+      made.push_back(product_of(tokens));
       factor.node = &made.back();
       out.push_back(factor);
       return;
@@ -1038,13 +1043,7 @@ class Compiler {
     std::vector<std::string> parts_text;
     int order = 1;
     for (const auto& [indices, members] : groups) {
-      Node product = *members.front();
-      for (std::size_t i = 1; i < members.size(); ++i) {
-        Node m;
-        m.kind = K::kMul;
-        m.args = {std::move(product), *members[i]};
-        product = std::move(m);
-      }
+      const Node product = product_of(members);
       std::vector<targets::ReduceOp> ops{targets::ReduceOp::kMax, targets::ReduceOp::kMin};
       if (sign) ops = {(n.op == targets::ReduceOp::kMax) == (*sign > 0) ? targets::ReduceOp::kMax
                                                                         : targets::ReduceOp::kMin};
