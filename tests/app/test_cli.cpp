@@ -370,6 +370,7 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --set D=10000000",
        "unrolling i = 1..10000000 makes more than 4096 copies"},
       {"derive missing.toml", "missing.toml: error: no such target file"},
+      {"derive '1/0'", "1/0: error: no such target file (read as a formula, it reads no token)"},
       {"plan '-max(t) dot(a, x[t])'",
        "starts with '-' and was read as an option: put -- before a formula that starts with a "
        "sign (infoflow plan -- '-max(t) dot(a, x[t])')"},

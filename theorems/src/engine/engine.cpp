@@ -441,8 +441,9 @@ Plan Engine::plan(const Target& target, const Architecture& arch) {
   if (target.alternative && best.verdict != Verdict::kEfficient) {
     Plan other = plan_program(*target.alternative, arch);
     if (other.verdict == Verdict::kEfficient) {
-      other.dominant += " (with E1's second reading, each product of independent factors at "
-                        "its vertices and each |E| as the larger of max E and -min E: " +
+      other.dominant += " (with E1's second reading: products of independent factors at their "
+                        "vertices, |E| as the larger of max E and -min E, a range written "
+                        "outside a maximum over tokens: " +
                         target.alternative->elimination_text() + ")";
       best = std::move(other);
     }
