@@ -11,23 +11,6 @@
 
 namespace infoflow::app {
 
-namespace {
-
-struct ArchitectureArguments {
-  std::vector<long> heads;  // empty: none given
-  long embedding = 16;
-  long head_dim = 0;
-
-  void add(CLI::App* cmd) {
-    cmd->add_option("--heads", heads, "heads per layer, comma-separated, e.g. 2,2")->delimiter(',');
-    cmd->add_option("--E", embedding, "embedding dimension")->capture_default_str();
-    cmd->add_option("--head-dim", head_dim, "per-head dimension n (0: E / h)")
-        ->capture_default_str();
-  }
-};
-
-}  // namespace
-
 void add_derive(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "derive",

@@ -27,6 +27,20 @@ struct TargetArguments {
 /// --name, --set, --d, --pe on `cmd` (the source is added by each command).
 void add_target_options(CLI::App* cmd, TargetArguments& args);
 
+/// The architecture a target is planned on: --heads, --E, --head-dim (derive, plan, construct).
+struct ArchitectureArguments {
+  std::vector<long> heads;  // empty: none given
+  long embedding = 16;
+  long head_dim = 0;
+
+  void add(CLI::App* cmd) {
+    cmd->add_option("--heads", heads, "heads per layer, comma-separated, e.g. 2,2")->delimiter(',');
+    cmd->add_option("--E", embedding, "embedding dimension")->capture_default_str();
+    cmd->add_option("--head-dim", head_dim, "per-head dimension n (0: E / h)")
+        ->capture_default_str();
+  }
+};
+
 }  // namespace infoflow::app
 
 #endif  // INFOFLOW_APP_TARGET_ARGUMENTS_HPP_

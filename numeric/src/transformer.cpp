@@ -103,6 +103,11 @@ ConstMatrixMap<Scalar> Workspace<Scalar>::state_entering(Index layer, Index coun
 }
 
 template <class Scalar>
+ConstMatrixMap<Scalar> Workspace<Scalar>::readout_state(Index count) const {
+  return ConstMatrixMap<Scalar>(buffer_.data() + readout_in_.offset, readout_in_.rows, count);
+}
+
+template <class Scalar>
 const Scalar* Workspace<Scalar>::attention_weights(Index layer) const {
   return buffer_.data() + layers_.at(static_cast<std::size_t>(layer)).probs.offset;
 }

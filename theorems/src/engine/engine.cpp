@@ -434,12 +434,14 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
 Plan Engine::plan(const Target& target, const Architecture& arch) {
   arch.validate();
   Plan best = plan_program(*target.program, arch);
+  best.program = target.program;
   // The alternative reading (products of independent factors split at their vertices, |E| as
   // the larger of max E and -min E, E1) where the first finds no efficient plan: max(s, t)
   // (dot(a, x[s]) * dot(b, x[t])) is a rank-one query-key product on (1,1) and four retrievals
   // on (4); max(s, t) abs(y_s - y_t) a pair's score on (1,1,1) and max y - min y on (2).
   if (target.alternative && best.verdict != Verdict::kEfficient) {
     Plan other = plan_program(*target.alternative, arch);
+    other.program = target.alternative;
     if (other.verdict == Verdict::kEfficient) {
       other.dominant += " (with E1's second reading: products of independent factors at their "
                         "vertices, |E| as the larger of max E and -min E, a range written "

@@ -366,6 +366,7 @@ struct Factor {
   const targets::IndexConstraint* constraint = nullptr;
   int message = -1;
   std::string message_at;
+  double ratio = 1;  ///< a message: its value over that of the quantity's form (Form)
 
   /// What a quantity maximises, with the term's sign and constants (the checks read `text`).
   [[nodiscard]] std::string signed_text() const { return shown.empty() ? text : shown; }
@@ -412,6 +413,48 @@ class Restore {
   bool saved_;
 };
 
+/// The value of quantity `id` (`#id`, or `#id.component` for one of a mean's values) times
+/// `ratio`, as Program::values writes it.
+Node value_of(int id, double ratio = 1, int component = -1) {
+  Node ref;
+  ref.kind = K::kRef;
+  ref.name = "#" + std::to_string(id) + (component >= 0 ? "." + std::to_string(component) : "");
+  if (ratio == 1) return ref;
+  Node number;
+  number.number = ratio;
+  Node product;
+  product.kind = K::kMul;
+  product.args = {number, ref};
+  return product;
+}
+
+Node sum_of(std::vector<Node> terms) {
+  if (terms.empty()) return Node{};  // the number 0
+  Node out = std::move(terms.front());
+  for (std::size_t i = 1; i < terms.size(); ++i) {
+    Node sum;
+    sum.kind = K::kAdd;
+    sum.args = {std::move(out), std::move(terms[i])};
+    out = std::move(sum);
+  }
+  return out;
+}
+
+/// A factor as a construction reads it; nullopt where a parameter (not a number) scales it.
+std::optional<FormTerm> form_term(const Factor& f) {
+  FormTerm t;
+  if (f.message >= 0) {
+    t.message = f.message;
+    t.message_at = f.message_at;
+    t.coefficient = f.ratio;
+    return t;
+  }
+  if (f.term == nullptr || f.sign.size() != 1) return std::nullopt;
+  t.node = std::make_shared<const Node>(*f.term);
+  t.coefficient = (f.sign == "-" ? -1.0 : 1.0) * f.magnitude;
+  return t;
+}
+
 class Compiler {
  public:
   Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim,
@@ -439,6 +482,7 @@ class Compiler {
         return std::move(p_);
       }
     }
+    p_.root = root_;
     const Deps top = expr(root_, {});
     for (const int q : top.quantities) p_.outputs.push_back(q);
     if (positions_ >= 0) {
@@ -476,6 +520,9 @@ class Compiler {
     }
     return it->second;
   }
+
+  /// Per mean quantity: the key (up to size) and coefficient of each value its form carries.
+  std::map<int, std::vector<std::pair<std::string, double>>> mean_values_;
 
   int add(Quantity q, const std::string& key) {
     if (!key.empty()) {
@@ -625,6 +672,11 @@ class Compiler {
     Deps d;
     std::vector<int> firsts;
     std::vector<std::string> shapes;
+    Node combined;  // Program::values: the copies' values, summed or compared
+    combined.kind = K::kCall;
+    combined.name = n.op == targets::ReduceOp::kSum   ? "#sum"
+                    : n.op == targets::ReduceOp::kMin ? "#min"
+                                                      : "#max";
     for (Node& c : copies) {
       std::erase_if(c.binders, [&](const targets::Binder& b) {
         return std::any_of(unrolled.begin(), unrolled.end(),
@@ -634,8 +686,10 @@ class Compiler {
       if (c.binders.empty()) {
         d.add(expr(c.args[0], scope));
         if (c.has_key()) d.add(expr(c.args[1], scope));
+        combined.args.push_back(c.args[0]);
       } else {
         d.add(token_reduction(c, scope));
+        combined.args.push_back(c);
       }
       firsts.push_back(first);
       shapes.push_back(shape(first));
@@ -645,6 +699,7 @@ class Compiler {
                       std::all_of(shapes.begin(), shapes.end(),
                                   [&](const std::string& s) { return s == shapes.front(); });
     if (same) p_.interchangeable.push_back(firsts);
+    if (!n.has_key()) p_.values.emplace(targets::to_text(n), std::move(combined));
     return d;
   }
 
@@ -710,8 +765,12 @@ class Compiler {
   }
 
   Deps token_reduction(const Node& n, const std::set<std::string>& scope) {
-    if (std::optional<Node> free = without_idle_constraints(n))
-      return token_reduction(*free, scope);
+    if (std::optional<Node> free = without_idle_constraints(n)) {
+      Deps d = token_reduction(*free, scope);
+      const auto value = p_.values.find(targets::to_text(*free));
+      if (value != p_.values.end()) p_.values.emplace(targets::to_text(n), value->second);
+      return d;
+    }
     // Whether this reduction is a term of the target's sum; what its body holds is not.
     const bool summed = summed_;
     const Restore restore(summed_);
@@ -1355,6 +1414,8 @@ class Compiler {
     std::vector<std::string> steps;
     int last = -1;
     std::string last_at;
+    double last_ratio = 1;
+    std::string last_index;
     for (const std::string& v : e.order) {
       std::set<std::string> message;
       std::set<int> needs;
@@ -1409,7 +1470,9 @@ class Compiler {
                                : fmt::format("{}({}) = for each token {}, the token {} {}imising {}",
                                              made.name, at, at, over, op, objective);
         if (made.needs_ffn) made.what += kScoreNeedsFfn;
+        made.form = form_of(used, v, at, negated);
       }
+      const double ratio = ratio_to_form(made.form, used, negated, one_term);
       const std::string label = at.empty() ? made.name : made.name + "(" + at + ")";
       steps.push_back(v + " -> " + label);
       std::vector<Factor> kept;
@@ -1422,6 +1485,7 @@ class Compiler {
       m.text = label;
       m.message = id;
       m.message_at = at;
+      m.ratio = ratio;
       // A score of one term was keyed up to its size; the message keeps the size (4 m(t) and
       // m(t) / 4 are two values for the next step).
       m.scale = std::string(negated ? "-" : "+") +
@@ -1432,16 +1496,91 @@ class Compiler {
       factors = std::move(kept);
       last = id;
       last_at = at;
+      last_ratio = ratio;
+      last_index = v;
     }
     c.order = static_cast<int>(e.widest) + 1;
     c.elimination = fmt::format("{}", fmt::join(steps, "; "));
     p_.comparisons.push_back(c);
+    if (last >= 0 && last_at.empty()) record_value(n, factors, last, last_ratio, last_index);
+    // A reduction held at a token (its value a message of the enclosing one) is that message.
+    if (last >= 0 && !last_at.empty() && !n.has_key() && factors.size() == 1)
+      p_.values.emplace(targets::to_text(n), value_of(last, last_ratio));
     // What is left (terms over outer indices only, and the messages) makes the value.
     Deps d = leftovers(factors, bound);
     if (last >= 0) d.quantities.insert(last);
     if (!last_at.empty()) d.indices.insert(last_at);
     outer_indices_of_body(body_deps, bound, d);
     return d;
+  }
+
+  /// The form of a retrieval made from `used` (the factors over `v`), held at `at`.
+  static Form form_of(const std::vector<const Factor*>& used, const std::string& v,
+                      const std::string& at, bool minimum) {
+    Form form;
+    form.index = v;
+    form.at = at;
+    form.minimum = minimum;
+    form.known = true;
+    for (const Factor* f : used) {
+      if (f->constraint != nullptr) {
+        form.constraints.push_back(*f->constraint);
+      } else if (std::optional<FormTerm> t = form_term(*f)) {
+        form.terms.push_back(std::move(*t));
+      } else {
+        form.known = false;
+        form.unknown = "a parameter, not a number, scales the term " + f->text;
+      }
+    }
+    return form;
+  }
+
+  /// This use's value over the value of the quantity's form: an action serves every score that
+  /// is its own up to a positive number (one term) or up to the sign of a minimum.
+  static double ratio_to_form(const Form& form, const std::vector<const Factor*>& used,
+                              bool minimum, bool one_term) {
+    const double sign = form.minimum == minimum ? 1 : -1;
+    if (!one_term || form.terms.size() != 1) return sign;
+    const Factor* mine = single_score(used);
+    const std::optional<FormTerm> term = form_term(*mine);
+    if (!term || term->coefficient == 0 || form.terms.front().coefficient == 0) return sign;
+    return sign * std::abs(term->coefficient / form.terms.front().coefficient);
+  }
+
+  /// Program::values for a closed extremum resolved by `last`: its value, plus the terms left
+  /// over that read no index (a constant offset); a selection's value is its body at the token.
+  void record_value(const Node& n, const std::vector<Factor>& left, int last, double ratio,
+                    const std::string& index) {
+    std::vector<Node> terms;
+    if (n.has_key()) {
+      if (n.binders.size() != 1) return;
+      Node select;
+      select.kind = K::kCall;
+      select.name = "#select";
+      select.index = index;
+      select.args = {value_of(last), n.args[0]};
+      p_.values.emplace(targets::to_text(n), std::move(select));
+      return;
+    }
+    terms.push_back(value_of(last, ratio));
+    for (std::size_t i = 0; i < left.size(); ++i) {
+      const Factor& f = left[i];
+      if (i + 1 == left.size() && f.message == last) continue;  // the value itself
+      if (!f.indices.empty() || f.constraint != nullptr) return;
+      if (f.message >= 0) {  // a closed maximum eliminated before: a term of the value
+        terms.push_back(value_of(f.message, f.ratio));
+        continue;
+      }
+      const std::optional<FormTerm> t = form_term(f);
+      if (!t) return;
+      Node number;
+      number.number = t->coefficient;
+      Node product;
+      product.kind = K::kMul;
+      product.args = {number, *t->node};
+      terms.push_back(std::move(product));
+    }
+    p_.values.emplace(targets::to_text(n), sum_of(std::move(terms)));
   }
 
   /// A selection's body read at the selected token may also read an index bound further out
@@ -1556,6 +1695,8 @@ class Compiler {
     }
     Deps d;
     std::vector<std::string> steps;
+    std::vector<Node> value;  // T times each mean, for Program::values
+    bool value_known = true;
     for (const Factor& f : factors) {
       std::vector<std::string> on;
       for (const std::string& b : bound) {
@@ -1571,6 +1712,7 @@ class Compiler {
       if (on.empty()) {  // a constant of the sum
         d.quantities.insert(f.quantities.begin(), f.quantities.end());
         d.indices.insert(f.indices.begin(), f.indices.end());
+        value_known = false;
         continue;
       }
       // One uniform head averages every token-wise value the tokens hold at its layer, as many
@@ -1603,10 +1745,59 @@ class Compiler {
       const std::string step = on.front() + " -> " + made.name;
       if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
       d.quantities.insert(id);
+      if (std::optional<Node> part = averaged_value(made, id, f, on.front())) {
+        value.push_back(std::move(*part));
+      } else {
+        value_known = false;
+      }
     }
     c.elimination = fmt::format("{} (uniform averages)", fmt::join(steps, "; "));
     p_.comparisons.push_back(c);
+    if (value_known && !value.empty()) p_.values.emplace(c.text, sum_of(std::move(value)));
     return d;
+  }
+
+  /// T times the mean of factor `f` over `v` as a value of mean quantity `id`: a new value of
+  /// its form, or a multiple of one it carries already (y and 2 y average one value).
+  std::optional<Node> averaged_value(Quantity& made, int id, const Factor& f, const std::string& v) {
+    std::optional<FormTerm> term = form_term(f);
+    if (!term) {
+      made.form.unknown = "a parameter, not a number, scales the averaged term " + f.text;
+      return std::nullopt;
+    }
+    if (made.form.terms.empty() && made.form.unknown.empty()) {
+      made.form.known = true;
+      made.form.index = v;
+    }
+    const std::string key = f.key({{v, "#v"}}, true);
+    std::vector<std::pair<std::string, double>>& carried = mean_values_[id];
+    std::size_t component = 0;
+    while (component < carried.size() && carried[component].first != key) ++component;
+    double ratio = 1;
+    if (component == carried.size()) {
+      // In the form's own index name, so that its terms read one index.
+      if (term->node && v != made.form.index) term->node = std::make_shared<const Node>(
+                                               renamed(*term->node, v, made.form.index));
+      if (term->message >= 0 && term->message_at == v) term->message_at = made.form.index;
+      carried.emplace_back(key, term->coefficient);
+      made.form.terms.push_back(*term);
+    } else {
+      ratio = term->coefficient / carried[component].second;
+    }
+    Node tokens;
+    tokens.kind = K::kRef;
+    tokens.name = "T";
+    Node product;
+    product.kind = K::kMul;
+    product.args = {tokens, value_of(id, ratio, static_cast<int>(component))};
+    return product;
+  }
+
+  /// `n` with index `from` read as `to`.
+  static Node renamed(Node n, const std::string& from, const std::string& to) {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.index == from) n.index = to;
+    for (Node& a : n.args) a = renamed(std::move(a), from, to);
+    return n;
   }
 
   /// Whether attention forms the score of a retrieval over `v` (at the token `at`; empty: at the

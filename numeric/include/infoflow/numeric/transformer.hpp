@@ -89,6 +89,8 @@ class Workspace {
   /// entering `layer`, E x (count*S), and the attention weights of `layer`, S x Sq per
   /// (sequence, head), sequence-major (Sq = S for a full layer, 1 for the last).
   [[nodiscard]] ConstMatrixMap<Scalar> state_entering(Index layer, Index count) const;
+  /// After forward(): the readout token's state entering the readout MLP, E x count.
+  [[nodiscard]] ConstMatrixMap<Scalar> readout_state(Index count) const;
   [[nodiscard]] const Scalar* attention_weights(Index layer) const;
 
  private:

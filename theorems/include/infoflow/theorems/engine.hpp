@@ -133,6 +133,7 @@ struct Target {
 
 struct Plan {
   Architecture architecture;
+  std::shared_ptr<const Program> program;  ///< the reading planned (Target::program or alternative)
   std::vector<PlanStep> steps;
   std::vector<Decoding> decodings;
   std::vector<LayerSets> sets;

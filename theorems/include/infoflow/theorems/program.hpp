@@ -11,6 +11,8 @@
 /// the comparison order. The planner (engine.hpp) then places the quantities in
 /// (layer, head, token class) slots.
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,29 @@ enum class Mode {
 };
 std::string to_text(Mode mode);
 
+/// One term of what a quantity maximises or averages, as a construction compiles it
+/// (docs/constructions.md): a term of the formula, or the value of an earlier quantity.
+struct FormTerm {
+  std::shared_ptr<const targets::Node> node;  ///< the term as the compiler read it; null: a message
+  double coefficient = 1;                     ///< the signed number the term is scaled by
+  int message = -1;                           ///< the earlier quantity whose value this is
+  std::string message_at;                     ///< the index it is read at ("": the readout's)
+};
+
+/// A quantity as a construction compiles it. `known` is false where a rule made the quantity
+/// without recording its terms (`unknown` says which), and the constructor refuses it.
+struct Form {
+  bool known = false;
+  std::string unknown;
+  std::string index;     ///< the index the action ranges over (the candidate token)
+  std::string at;        ///< the holder's index ("": the readout)
+  bool minimum = false;  ///< the value is the minimum of the summed terms, not the maximum
+  std::vector<FormTerm> terms;  ///< a retrieval's score terms; a mean's averaged values
+  std::vector<targets::IndexConstraint> constraints;  ///< on `index` and `at`
+  /// A selection's value, read at the chosen token (null: the score's value).
+  std::shared_ptr<const targets::Node> selected;
+};
+
 struct Quantity {
   std::string name;  ///< m1, g2, P, r+1: how plans and information sets refer to it
   Holder holder = Holder::kGlobal;
@@ -49,6 +74,7 @@ struct Quantity {
   long positions = 0;      ///< kPositions: how many positions it gathers
   long values = 1;         ///< kMean: the averaged values it carries (n of them a head)
   int order = 0;           ///< kAggregation: the order of the comparison that forces it
+  Form form;               ///< what a construction compiles
 };
 
 /// A k-th largest (k >= 2): a chain of k masked retrievals (the steps), or one k-th
@@ -86,6 +112,11 @@ struct Program {
   /// Copies of one unrolled template (sum(i = 1..D) ...): each inner list holds the first
   /// quantity of each copy; copies are interchangeable, so a search may order them.
   std::vector<std::vector<int>> interchangeable;
+  /// For constructions: the formula as the compiler read it (after its rewrites), and the value
+  /// of each reduction it resolved, by the reduction's text, as an expression in which `#N` (a
+  /// reference) is quantity N's value and `#N.J` the J-th value a mean carries.
+  targets::Node root;
+  std::map<std::string, targets::Node> values;
 
   [[nodiscard]] bool blocked() const;
   /// beta_1: the distinct comparisons made (a reduction written twice counts once; neither the

@@ -1,0 +1,95 @@
+#ifndef INFOFLOW_CONSTRUCT_CONSTRUCTION_HPP_
+#define INFOFLOW_CONSTRUCT_CONSTRUCTION_HPP_
+
+/// \file
+/// Constructions (docs/constructions.md): the engine's plan for a target on an architecture,
+/// compiled into the weights of the numeric Transformer and measured on fresh inputs, with no
+/// training. A construction is the numeric witness of an upper bound: it shows that a network
+/// of that architecture computing the target to the measured accuracy exists.
+///
+/// Each step of the plan becomes one head's action at one token class; what the steps read
+/// and the values they make live in coordinates of the residual stream; the FFN after each
+/// layer and the readout MLP compute the nonlinear functions of the held values by one
+/// documented universal construction (ReLU interpolation on a grid, products through squares).
+/// The constructor checks the architecture's room itself (heads, stream coordinates, head
+/// dimensions, FFN width); a plan it cannot compile is reported with the step and the reason.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infoflow/numeric/config.hpp"
+#include "infoflow/targets/target_file.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+namespace infoflow::construct {
+
+struct ConstructOptions {
+  double beta = 1000;           ///< the attention scale: softmax near hardmax as beta grows
+  long ffn_width = 256;         ///< W, the hidden width of every FFN and of the readout MLP
+  std::uint64_t seed = 1;       ///< the measured inputs; calibration draws from seed + 1
+  long samples = 4096;          ///< sequences measured
+  long calibration = 1024;      ///< sequences the grids' ranges are read from
+  std::uint64_t task_seed = 1;  ///< the target's random parameters (as train's --task-seed)
+  /// Throws InputError naming the first invalid field.
+  void validate() const;
+};
+
+/// One coordinate range of the residual stream and what it holds, for the printed layout.
+struct StreamSlot {
+  long first = 0;
+  long width = 1;
+  std::string holds;
+};
+
+struct Construction {
+  bool built = false;
+  std::string failure;  ///< why not: the step and the reason ("" when built)
+  /// Whose fault a failure is: "engine" (the plan asks what the architecture lacks) or
+  /// "constructor" (a rule this constructor has no compilation for).
+  std::string failed_in;
+  numeric::ModelConfig config;
+  std::vector<double> parameters;  ///< in the layout's order
+  numeric::ParameterCount counts;
+  double nmse = 0;       ///< on `samples` fresh sequences
+  double target_variance = 0;
+  long knots = 0;        ///< grid points of each interpolated function (the smallest used)
+  long ffn_units = 0;    ///< hidden units used, the widest FFN or readout MLP
+  std::vector<StreamSlot> layout;  ///< the stream at the end, per coordinate range
+  std::vector<std::string> steps;  ///< each compiled action, in words
+  std::string plan_text;           ///< the architecture and verdict planned
+  double seconds = 0;
+};
+
+/// Compiles the engine's plan of `target` on `plan.architecture` (plan from Engine::plan) and
+/// measures it. `spec` gives the input distribution and the token dimension. Throws InputError
+/// for invalid options; a plan that does not compile is a result with `built` false.
+Construction construct(const targets::TargetSpec& spec, const theorems::Target& target,
+                       const theorems::Plan& plan, const ConstructOptions& options);
+
+/// A point of a sweep: one (beta, width) and what it measured.
+struct SweepPoint {
+  double beta = 0;
+  long ffn_width = 0;
+  long tokens = 0;
+  bool built = false;
+  double nmse = 0;
+  long parameters = 0;  ///< M as the theory counts it (encoder, FFNs, readout MLP)
+  long knots = 0;
+};
+
+/// The least-squares slope of log NMSE against log M over the built points, with a bootstrap
+/// interval (the points resampled `resamples` times, seed `seed`); nullopt under 3 points.
+struct Slope {
+  double slope = 0;
+  double low = 0;
+  double high = 0;
+  long points = 0;
+};
+std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::uint64_t seed,
+                                  long resamples = 1000);
+
+}  // namespace infoflow::construct
+
+#endif  // INFOFLOW_CONSTRUCT_CONSTRUCTION_HPP_

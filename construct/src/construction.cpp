@@ -1,0 +1,1087 @@
+// The lowering of an engine plan into weights (docs/constructions.md): each step of the plan a
+// head's role at one token class, each value a linear form over the residual stream, each
+// nonlinear function of held values a job of the FFN after the layer (or of the readout MLP).
+#include "infoflow/construct/construction.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "infoflow/core/error.hpp"
+#include "infoflow/core/random.hpp"
+#include "infoflow/numeric/tasks.hpp"
+#include "infoflow/numeric/transformer.hpp"
+
+#include "network.hpp"
+#include "ridge.hpp"
+#include "terms.hpp"
+
+namespace infoflow::construct {
+
+void ConstructOptions::validate() const {
+  if (!(beta > 0) || !std::isfinite(beta)) throw InputError("--beta must be a positive number");
+  if (ffn_width < 4 || ffn_width > 1 << 20)
+    throw InputError("--ffn-width must be between 4 and 1048576");
+  if (samples < 16 || samples > 1 << 22) throw InputError("--samples must be between 16 and 4194304");
+  if (calibration < 16 || calibration > 1 << 20)
+    throw InputError("the calibration sequences must be between 16 and 1048576");
+}
+
+namespace {
+
+using detail::Class;
+using detail::Failure;
+using detail::Form;
+using detail::Network;
+using detail::Role;
+using targets::Node;
+using theorems::FormTerm;
+using theorems::Mode;
+using theorems::PlanStep;
+using theorems::Quantity;
+using K = Node::Kind;
+
+/// Grid knots below which an interpolated function is too coarse to be a construction.
+constexpr long kFewestKnots = 3;
+/// Sequences one forward pass takes.
+constexpr long kBatch = 128;
+
+std::string class_name(Class c) { return c == Class::kInputs ? "input tokens" : "readout"; }
+
+/// A function the FFN after a layer computes at one token class and adds to one coordinate.
+struct Job {
+  Class at = Class::kInputs;
+  std::vector<long> inputs;  ///< the coordinates it reads
+  detail::Function f;        ///< of their values, in that order
+  long into = 0;  ///< -1: a coordinate given out once the FFN has freed what it erases
+  std::string what;
+  std::function<void(long)> placed;  ///< told the coordinate given out
+};
+
+/// A piece of a score or of a value: a function of one token's x, times a number.
+struct TokenFunction {
+  std::function<double(const Eigen::VectorXd&)> f;
+  std::string key;  ///< what it is, so that two steps share one computed feature
+};
+
+/// A score's terms split by where they are read (the candidate, the holder, both).
+struct Score {
+  std::vector<TokenFunction> candidate;  ///< of x at the candidate
+  std::vector<std::pair<int, double>> candidate_messages;  ///< (quantity, coefficient)
+  Eigen::MatrixXd cross;                 ///< x_holder' B x_candidate; empty if none
+  std::vector<TokenFunction> holder;     ///< of x at the holder
+  std::vector<std::pair<int, double>> holder_messages;  ///< at the holder, or global
+};
+
+class Lowering {
+ public:
+  Lowering(const targets::TargetSpec& spec, const theorems::Plan& plan,
+           const ConstructOptions& options)
+      : spec_(spec), plan_(plan), program_(*plan.program), options_(options) {}
+
+  Construction run() {
+    Construction out;
+    const auto start = std::chrono::steady_clock::now();
+    out.plan_text = fmt::format("{}: {}", plan_.architecture.text(), theorems::to_text(plan_.verdict));
+    try {
+      prepare();
+      build();
+      measure(out);
+      out.built = true;
+    } catch (const Failure& f) {
+      out.failure = f.what();
+      out.failed_in = f.failed_in;
+    }
+    if (network_) {
+      out.config = network_->config();
+      out.parameters.assign(network_->model().parameters().begin(), network_->model().parameters().end());
+      out.counts = network_->model().layout().count();
+      out.layout = network_->layout();
+    }
+    out.knots = fewest_knots_;
+    out.ffn_units = widest_units_;
+    out.steps = described_;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  }
+
+ private:
+  // ------------------------------------------------------------------ set-up and analysis
+
+  void prepare() {
+    if (plan_.verdict != theorems::Verdict::kEfficient) {
+      throw Failure("plan", fmt::format("the engine's plan on {} is not efficient ({}{}): "
+                                        "nothing to construct",
+                                        plan_.architecture.heads_text(),
+                                        theorems::to_text(plan_.verdict),
+                                        plan_.reason.empty() ? "" : ": " + plan_.reason));
+    }
+    if (!program_.constants.empty() && program_.quantities.empty()) {
+      throw Failure("constructor", "the target is a constant (" + program_.constants.front() +
+                                       "): no action to compile");
+    }
+    const auto tokens = spec_.set.find("T");
+    tokens_ = tokens == spec_.set.end() ? 8 : tokens->second;
+    d_ = spec_.token_dim;
+    if (d_ + 2 > plan_.architecture.embedding) {
+      throw Failure("engine", fmt::format("the stream holds the token's d = {} coordinates and two "
+                                          "flags: E = {} is too small",
+                                          d_, plan_.architecture.embedding));
+    }
+    evaluator_ = std::make_unique<targets::Evaluator>(spec_.formula, spec_.set, d_, options_.task_seed);
+    task_ = numeric::make_formula_task(
+        spec_.name, *evaluator_,
+        numeric::InputDistribution{spec_.variance, spec_.min_norm, spec_.max_norm});
+    numeric::ModelConfig config;
+    config.tokens = tokens_;
+    config.token_dim = d_;
+    config.embedding = plan_.architecture.embedding;
+    config.heads.assign(plan_.architecture.heads.begin(), plan_.architecture.heads.end());
+    config.head_dim = plan_.architecture.head_dim;
+    config.ffn_width = options_.ffn_width;
+    config.readout_width = options_.ffn_width;
+    config.activation = numeric::Activation::kRelu;
+    config.positional = numeric::PositionalEncoding::kNone;
+    config.attention_scale = 1;  // beta is in the queries
+    network_ = std::make_unique<Network>(config, options_.beta);
+    for (std::size_t i = 0; i < program_.quantities.size(); ++i)
+      by_name_[program_.quantities[i].name] = static_cast<int>(i);
+    // The output first: which values the readout needs, and the fetches its selections read.
+    output_ = resolved(program_.root);
+    note_selections(output_);
+    for (const PlanStep& s : plan_.steps) analyse(s);
+  }
+
+  /// The target's value as an expression in the quantities' values (Program::values).
+  Node resolved(const Node& n) {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kReduce) {
+      const auto value = program_.values.find(targets::to_text(n));
+      if (value == program_.values.end()) {
+        throw Failure("constructor", fmt::format("the engine's reading records no value for '{}' "
+                                                 "(a rule the constructor has no compilation for)",
+                                                 targets::to_text(n)));
+      }
+      return resolved(value->second);
+    }
+    Node out = n;
+    for (Node& a : out.args) a = resolved(a);
+    return out;
+  }
+
+  void note_selections(const Node& n) {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kCall && n.name == "#select") {
+      selected_.insert(quantity_of(n.args[0].name));
+      selections_[quantity_of(n.args[0].name)] = &n;
+      return;
+    }
+    if (n.kind == K::kRef && n.name.starts_with("#") && n.name.find('.') == std::string::npos)
+      needed_at_readout_.insert(quantity_of(n.name));
+    for (const Node& a : n.args) note_selections(a);
+  }
+
+  int quantity_of(const std::string& reference) const {
+    return std::stoi(reference.substr(1, reference.find('.') - 1));
+  }
+
+  [[nodiscard]] std::string label(const PlanStep& s) const {
+    return fmt::format("layer {}, head {} at the {} ({})", s.layer, s.head,
+                       s.where == theorems::TokenClass::kReadout ? "readout" : "input tokens",
+                       s.quantity.empty() ? theorems::to_text(s.action) : s.quantity);
+  }
+
+  const Quantity& quantity(const PlanStep& s) const {
+    return program_.quantities[static_cast<std::size_t>(by_name_.at(s.quantity))];
+  }
+
+  /// Splits a term read at `v` (the candidate) and `u` (the holder) into its parts.
+  void split(const FormTerm& t, const std::string& v, const std::string& u, Score& score,
+             const std::string& step) {
+    if (t.message >= 0) {
+      auto& into = t.message_at == v && !v.empty() ? score.candidate_messages : score.holder_messages;
+      if (!t.message_at.empty() && t.message_at != v && t.message_at != u) {
+        throw Failure("constructor", step + ": a message read at an index bound further out");
+      }
+      into.emplace_back(t.message, t.coefficient);
+      return;
+    }
+    if (contains_reduction(*t.node)) {
+      // A reduction held at a token inside the term: its value there is a message.
+      const Node value = resolved(*t.node);
+      double c = t.coefficient;
+      const Node* ref = &value;
+      if (value.kind == K::kMul && value.args[0].kind == K::kNumber) {
+        c *= value.args[0].number;
+        ref = &value.args[1];
+      }
+      std::vector<std::string> free;
+      free_indices(*t.node, {}, free);
+      if (ref->kind != K::kRef || !ref->name.starts_with("#") || free.size() > 1) {
+        throw Failure("constructor", fmt::format("{}: the term {} holds a reduction the "
+                                                 "constructor cannot read as one held value",
+                                                 step, targets::to_text(*t.node)));
+      }
+      FormTerm message;
+      message.message = quantity_of(ref->name);
+      message.message_at = free.empty() ? "" : free.front();
+      message.coefficient = c;
+      split(message, v, u, score, step);
+      return;
+    }
+    std::vector<std::string> indices;
+    detail::token_indices(*t.node, indices);
+    for (const std::string& i : indices) {
+      if (i != v && i != u) {
+        throw Failure("constructor", fmt::format("{}: the term {} reads index {}, bound further out",
+                                                 step, targets::to_text(*t.node), i));
+      }
+    }
+    const std::shared_ptr<const Node> node = t.node;
+    const double c = t.coefficient;
+    const targets::Evaluator* parameters = evaluator_.get();
+    const long count = tokens_;
+    const long d = d_;
+    // f(x_u, x_v), either of them absent when the term does not read it.
+    auto f = [node, c, parameters, count, v, u, d](const Eigen::VectorXd& xu, const Eigen::VectorXd& xv) {
+      detail::TermInputs in;
+      in.parameters = parameters;
+      in.tokens_count = count;
+      if (!u.empty()) in.tokens[u] = xu.size() == d ? xu : Eigen::VectorXd::Zero(d);
+      if (!v.empty()) in.tokens[v] = xv.size() == d ? xv : Eigen::VectorXd::Zero(d);
+      return c * detail::evaluate(*node, in).s;
+    };
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
+    const std::string text = targets::to_text(*node);
+    const bool reads_v = std::find(indices.begin(), indices.end(), v) != indices.end();
+    const bool reads_u = !u.empty() && std::find(indices.begin(), indices.end(), u) != indices.end();
+    if (reads_v && !reads_u) {
+      score.candidate.push_back({[f, zero](const Eigen::VectorXd& x) { return f(zero, x); },
+                                 fmt::format("{}*{}@{}", c, text, v)});
+      return;
+    }
+    if (!reads_v) {
+      score.holder.push_back({[f, zero](const Eigen::VectorXd& x) { return f(x, zero); },
+                              fmt::format("{}*{}@{}", c, text, u)});
+      return;
+    }
+    // Both: f(u, v) = f(u, 0) + f(0, v) - f(0, 0) + cross(u, v), the cross part bilinear.
+    const double f00 = f(zero, zero);
+    score.candidate.push_back({[f, zero, f00](const Eigen::VectorXd& x) { return f(zero, x) - f00; },
+                               fmt::format("{}*{}@{}|candidate", c, text, v)});
+    score.holder.push_back({[f, zero](const Eigen::VectorXd& x) { return f(x, zero); },
+                            fmt::format("{}*{}@{}|holder", c, text, u)});
+    Eigen::MatrixXd b(d, d);
+    for (long i = 0; i < d; ++i) {
+      for (long j = 0; j < d; ++j) {
+        Eigen::VectorXd ei = zero;
+        Eigen::VectorXd ej = zero;
+        ei(i) = 1;
+        ej(j) = 1;
+        b(i, j) = f(ei, ej) - f(ei, zero) - f(zero, ej) + f00;
+      }
+    }
+    Rng rng(derive_seed(options_.seed, {17}));
+    for (int trial = 0; trial < 8; ++trial) {
+      Eigen::VectorXd xu(d);
+      Eigen::VectorXd xv(d);
+      for (long i = 0; i < d; ++i) {
+        xu(i) = rng.normal();
+        xv(i) = rng.normal();
+      }
+      const double cross = f(xu, xv) - f(xu, zero) - f(zero, xv) + f00;
+      if (std::abs(cross - xu.dot(b * xv)) > 1e-7 * (1 + std::abs(cross))) {
+        throw Failure("constructor",
+                      fmt::format("{}: the term {} couples {} and {} beyond a bilinear form, which "
+                                  "a query-key product is not",
+                                  step, text, u, v));
+      }
+    }
+    score.cross = score.cross.size() == 0 ? b : Eigen::MatrixXd(score.cross + b);
+  }
+
+  static bool contains_reduction(const Node& n) {  // NOLINT(misc-no-recursion)
+    return n.kind == K::kReduce ||
+           std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return contains_reduction(a); });
+  }
+
+  /// The token indices `n` reads that no reduction inside it binds.
+  static void free_indices(const Node& n, std::set<std::string> bound,  // NOLINT(misc-no-recursion)
+                           std::vector<std::string>& out) {
+    if (n.kind == K::kReduce) {
+      for (const targets::Binder& b : n.binders) bound.insert(b.name);
+      for (const targets::IndexConstraint& c : n.constraints) {
+        for (const std::string& i : {c.left, c.right}) {
+          if (bound.count(i) == 0 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+        }
+      }
+    }
+    if (n.kind == K::kRef && n.name == "x" && !n.index.empty() && bound.count(n.index) == 0 &&
+        std::find(out.begin(), out.end(), n.index) == out.end())
+      out.push_back(n.index);
+    for (const Node& a : n.args) free_indices(a, bound, out);
+  }
+
+  /// What each step reads and makes, before anything is built: the candidate features some FFN
+  /// must compute first.
+  void analyse(const PlanStep& s) {
+    const std::string step = label(s);
+    if (s.action == theorems::Action::kCarry) return;
+    if (s.action != theorems::Action::kMaxRetrieval && s.action != theorems::Action::kUniformAggregation) {
+      throw Failure("constructor", fmt::format("{}: the constructor has no compilation for {} "
+                                               "yet",
+                                               step, theorems::to_text(s.action)));
+    }
+    const Quantity& q = quantity(s);
+    if (!q.form.known) {
+      throw Failure("constructor", fmt::format("{}: {} is made by a rule whose terms the "
+                                               "constructor cannot read ({})",
+                                               step, q.name,
+                                               q.form.unknown.empty() ? "not recorded" : q.form.unknown));
+    }
+    if (!q.form.constraints.empty()) {
+      const targets::IndexConstraint& c = q.form.constraints.front();
+      throw Failure("constructor",
+                    fmt::format("{}: the constraint {} {} {} needs a mask of the candidate against "
+                                "the holder's own token (or an order), which the constructor "
+                                "builds only from positions, and it builds none yet",
+                                step, c.left, c.strict_order ? "<" : "!=", c.right));
+    }
+    const int id = by_name_.at(s.quantity);
+    Score score;
+    const std::string at = q.mode == Mode::kMean ? "" : q.form.at;
+    for (const FormTerm& t : q.form.terms) split(t, q.form.index, at, score, step);
+    if (q.mode == Mode::kMean && (score.cross.size() > 0 || !score.holder.empty())) {
+      throw Failure("constructor", step + ": an averaged term reads the holder");
+    }
+    for (const TokenFunction& piece : score.candidate) {
+      if (!affine_in_x(piece)) request_feature(piece, s.layer - 1, step);
+    }
+    scores_.emplace(id, std::move(score));
+  }
+
+  bool affine_in_x(const TokenFunction& piece) {
+    const auto known = affine_.find(piece.key);
+    if (known != affine_.end()) return known->second.has_value();
+    std::string why;
+    std::optional<detail::RidgeSum> r = detail::decompose(
+        [&](const Eigen::VectorXd& x) { return piece.f(x); }, Eigen::VectorXd::Ones(d_),
+        derive_seed(options_.seed, {31}), why);
+    std::optional<std::pair<Eigen::VectorXd, double>> affine;
+    if (r && r->ridges.empty()) affine.emplace(r->linear, r->constant);
+    affine_.emplace(piece.key, affine);
+    return affine.has_value();
+  }
+
+  void request_feature(const TokenFunction& piece, long ffn_layer, const std::string& step) {
+    if (ffn_layer < 1) {
+      throw Failure("engine", fmt::format("{}: the score term {} is not linear in the token, so "
+                                          "an FFN must compute it first, and no layer comes "
+                                          "before layer 1",
+                                          step, piece.key));
+    }
+    auto [it, fresh] = feature_layer_.emplace(piece.key, ffn_layer);
+    if (!fresh) it->second = std::min(it->second, ffn_layer);
+    feature_functions_.emplace(piece.key, piece.f);
+  }
+
+  // ------------------------------------------------------------------ building
+
+  /// The candidate's part of a score, a linear form over its stream.
+  Form candidate_form(const Score& score, const std::string& step) {
+    Form f = network_->zero();
+    for (const TokenFunction& piece : score.candidate) {
+      const auto& affine = affine_.at(piece.key);
+      if (affine) {
+        for (long j = 0; j < d_; ++j) f(Network::kToken + j) += affine->first(j);
+        f(Network::kInputFlag) += affine->second;
+      } else {
+        f(features_.at(piece.key)) += 1;
+      }
+    }
+    for (const auto& [id, c] : score.candidate_messages) {
+      const auto made = made_in_.find(id);
+      if (made != made_in_.end() && made->second >= current_layer_) {
+        throw Failure("engine", fmt::format("{}: its score reads {} at the candidates, which "
+                                            "layer {} makes, not an earlier one",
+                                            step, program_.quantities[static_cast<std::size_t>(id)].name,
+                                            made->second));
+      }
+      f += c * held(Class::kInputs, id, step);
+    }
+    return f;
+  }
+
+  const Form& held(Class at, int id, const std::string& step) const {
+    const auto& values = values_[static_cast<int>(at)];
+    const auto it = values.find(id);
+    if (it == values.end()) {
+      throw Failure("engine", fmt::format("{}: it reads {} at the {}, where no earlier step put it",
+                                          step, program_.quantities[static_cast<std::size_t>(id)].name,
+                                          class_name(at)));
+    }
+    return it->second;
+  }
+
+  void build() {
+    const long layers = plan_.architecture.layers();
+    for (long l = 0; l < layers; ++l) {
+      current_layer_ = l + 1;
+      std::vector<Job> jobs;
+      std::vector<std::pair<long, std::optional<Class>>> erasures;  // (coordinate, at; none: all)
+      std::map<long, std::array<Role, 2>> heads;
+      std::map<long, std::string> head_steps;
+      for (const PlanStep& s : plan_.steps) {
+        if (s.layer != l + 1) continue;
+        const Class at = s.where == theorems::TokenClass::kReadout ? Class::kReadout : Class::kInputs;
+        const long head = s.head - 1;
+        const long available = plan_.architecture.heads[static_cast<std::size_t>(l)];
+        if (head >= available) {
+          throw Failure("engine", fmt::format("{}: layer {} has {} heads", label(s), l + 1, available));
+        }
+        Role& role = heads[head][static_cast<std::size_t>(at)];
+        if (role.used) throw Failure("engine", label(s) + ": two actions on one head at one class");
+        role.used = true;
+        role.score = network_->zero();
+        head_steps[head] += (head_steps[head].empty() ? "" : "; ") + label(s);
+        if (s.action == theorems::Action::kCarry) {
+          carry(s, role);
+        } else if (quantity(s).mode == Mode::kMean) {
+          mean(s, at, role);
+        } else {
+          retrieval(s, at, role, jobs, erasures);
+        }
+      }
+      for (auto& [head, roles] : heads) network_->set_head(l, head, roles[0], roles[1], head_steps[head]);
+      // Features the next layers' scores read, computed at the input tokens.
+      for (const auto& [key, layer] : feature_layer_) {
+        if (layer != l + 1) continue;
+        std::vector<long> inputs;
+        for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
+        jobs.push_back(Job{Class::kInputs, inputs, feature_functions_.at(key), -1, "feature " + key,
+                           [this, key](long into) { features_[key] = into; }});
+        described_.push_back(fmt::format("FFN {}: computes {} at every input token", l + 1, key));
+      }
+      ffn(l, jobs, erasures, l + 1 == layers);
+    }
+    readout();
+  }
+
+  void carry(const PlanStep& s, Role& role) {
+    // The readout fetches any input token: the global values they hold, all alike.
+    for (const auto& [id, form] : values_[0]) {
+      if (program_.quantities[static_cast<std::size_t>(id)].holder != theorems::Holder::kGlobal) continue;
+      if (values_[1].count(id) != 0) continue;
+      const long into = network_->allocate(program_.quantities[static_cast<std::size_t>(id)].name + " (carried)", label(s));
+      role.values.push_back(form);
+      role.into.push_back(into);
+      values_[1][id] = network_->unit(into);
+    }
+    described_.push_back(label(s) + ": a uniform average over the input tokens of the global values they hold");
+  }
+
+  void mean(const PlanStep& s, Class at, Role& role) {
+    const int id = by_name_.at(s.quantity);
+    const Quantity& q = quantity(s);
+    const std::string step = label(s);
+    for (std::size_t j = 0; j < q.form.terms.size(); ++j) {
+      const FormTerm& t = q.form.terms[j];
+      std::vector<Form> forms;
+      if (t.node && !contains_reduction(*t.node) && vector_valued(*t.node, q.form.index)) {
+        forms = vector_forms(t, q.form.index, step);
+      } else {
+        Score one;
+        split(t, q.form.index, "", one, step);
+        forms.push_back(candidate_form(one, step));
+      }
+      std::vector<Form>& component = components_[static_cast<int>(at)][fmt::format("#{}.{}", id, j)];
+      for (std::size_t r = 0; r < forms.size(); ++r) {
+        const long into = network_->allocate(
+            forms.size() == 1 ? fmt::format("{}: mean {}", q.name, j)
+                              : fmt::format("{}: mean {}, entry {}", q.name, j, r),
+            step);
+        role.values.push_back(forms[r]);
+        role.into.push_back(into);
+        component.push_back(network_->unit(into));
+      }
+    }
+    described_.push_back(fmt::format("{}: uniform attention over the input tokens, averaging "
+                                     "{} value(s): {}",
+                                     step, q.form.terms.size(), q.what));
+  }
+
+  bool vector_valued(const Node& n, const std::string& v) const {
+    detail::TermInputs in;
+    in.parameters = evaluator_.get();
+    in.tokens_count = tokens_;
+    in.tokens[v] = Eigen::VectorXd::Zero(d_);
+    return detail::evaluate(n, in).vector;
+  }
+
+  /// A vector term averaged over v, as one linear form of the token's x per entry (it must be
+  /// affine in x: an FFN level would be needed per entry otherwise).
+  std::vector<Form> vector_forms(const FormTerm& t, const std::string& v, const std::string& step) const {
+    auto at = [&](const Eigen::VectorXd& x) {
+      detail::TermInputs in;
+      in.parameters = evaluator_.get();
+      in.tokens_count = tokens_;
+      in.tokens[v] = x;
+      return Eigen::VectorXd(t.coefficient * detail::evaluate(*t.node, in).v);
+    };
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d_);
+    const Eigen::VectorXd base = at(zero);
+    Eigen::MatrixXd map(base.size(), d_);
+    for (long i = 0; i < d_; ++i) {
+      Eigen::VectorXd e = zero;
+      e(i) = 1;
+      map.col(i) = at(e) - base;
+    }
+    Rng rng(derive_seed(options_.seed, {23}));
+    Eigen::VectorXd x(d_);
+    for (long i = 0; i < d_; ++i) x(i) = rng.normal();
+    if ((at(x) - base - map * x).norm() > 1e-7 * (1 + at(x).norm())) {
+      throw Failure("constructor", fmt::format("{}: the averaged vector {} is not affine in the "
+                                               "token",
+                                               step, targets::to_text(*t.node)));
+    }
+    std::vector<Form> out;
+    for (Eigen::Index r = 0; r < base.size(); ++r) {
+      Form f = network_->zero();
+      for (long i = 0; i < d_; ++i) f(Network::kToken + i) = map(r, i);
+      f(Network::kInputFlag) = base(r);
+      out.push_back(f);
+    }
+    return out;
+  }
+
+  /// The selection's body read at the candidate as a linear form of its stream, if it is affine
+  /// in the token (one value to fetch, not the token).
+  std::optional<Form> affine_selection(int id, const std::string& index, const std::string& step) {
+    const Node& select = *selections_.at(id);
+    const Node body = select.args[1];
+    const std::string v = select.index;
+    if (contains_reduction(body)) return std::nullopt;
+    TokenFunction piece{[this, body, v](const Eigen::VectorXd& x) {
+                          detail::TermInputs in;
+                          in.parameters = evaluator_.get();
+                          in.tokens_count = tokens_;
+                          in.tokens[v] = x;
+                          const detail::TermValue value = detail::evaluate(body, in);
+                          return value.vector ? std::nan("") : value.s;
+                        },
+                        "selected " + targets::to_text(body) + "@" + index};
+    (void)step;
+    if (!affine_in_x(piece)) return std::nullopt;
+    const auto& affine = *affine_.at(piece.key);
+    Form f = network_->zero();
+    for (long j = 0; j < d_; ++j) f(Network::kToken + j) = affine.first(j);
+    f(Network::kInputFlag) = affine.second;
+    return f;
+  }
+
+  void retrieval(const PlanStep& s, Class at, Role& role, std::vector<Job>& jobs,
+                 std::vector<std::pair<long, std::optional<Class>>>& erasures) {
+    const int id = by_name_.at(s.quantity);
+    const Quantity& q = quantity(s);
+    const std::string step = label(s);
+    const Score& score = scores_.at(id);
+    if (q.holder == theorems::Holder::kToken && at == Class::kReadout)
+      throw Failure("engine", step + ": a token's quantity placed at the readout");
+    const double sign = q.form.minimum ? -1 : 1;
+    // The candidate's own part of the score, fetched with the token where it is not zero.
+    const Form s_form = candidate_form(score, step);
+    role.score = sign * s_form;
+    Form value = network_->zero();
+    if (s_form.cwiseAbs().maxCoeff() > 0) {
+      const long s_into = network_->allocate(q.name + ": the candidate's score", step);
+      role.values.push_back(s_form);
+      role.into.push_back(s_into);
+      value = network_->unit(s_into);
+    }
+    // Keys 2..: the holder's x against the candidate's x through B.
+    const bool cross = score.cross.size() > 0;
+    const bool selected = at == Class::kReadout && selected_.count(id) != 0;
+    std::optional<Form> selected_value;
+    if (selected) selected_value = affine_selection(id, q.form.index, step);
+    const bool fetch_x = cross || (selected && !selected_value);
+    std::vector<long> fetched;
+    if (cross) {
+      for (long j = 0; j < d_; ++j) {
+        Form query = network_->zero();
+        for (long i = 0; i < d_; ++i) query(Network::kToken + i) = sign * score.cross(i, j);
+        role.query.push_back(query);
+        role.key.push_back(network_->unit(Network::kToken + j));
+      }
+    }
+    if (fetch_x) {
+      for (long j = 0; j < d_; ++j) {
+        fetched.push_back(network_->allocate(q.name + ": the token fetched", step));
+        role.values.push_back(network_->unit(Network::kToken + j));
+        role.into.push_back(fetched.back());
+      }
+      if (selected) fetched_x_[id] = fetched;
+    }
+    if (selected_value) {
+      const long into = network_->allocate(q.name + ": the selection's value", step);
+      role.values.push_back(*selected_value);
+      role.into.push_back(into);
+      fetched_value_[id] = into;
+    }
+    // A retrieval at the readout brings what the chosen token holds: the global values the
+    // readout needs and holds not yet.
+    if (at == Class::kReadout) {
+      for (const int g : needed_at_readout_) {
+        // Held by the candidates entering this layer: made by an earlier one.
+        if (values_[1].count(g) != 0 || values_[0].count(g) == 0 || made_in_.at(g) >= s.layer) continue;
+        const long into = network_->allocate(program_.quantities[static_cast<std::size_t>(g)].name + " (brought along)", step);
+        role.values.push_back(values_[0].at(g));
+        role.into.push_back(into);
+        values_[1][g] = network_->unit(into);
+      }
+    }
+    // The value at the holder: the fetched score part, the holder's terms, the cross term.
+    for (const auto& [message, c] : score.holder_messages) value += c * held(at, message, step);
+    std::vector<TokenFunction> nonlinear;
+    for (const TokenFunction& piece : score.holder) {
+      if (affine_in_x(piece)) {
+        const auto& affine = *affine_.at(piece.key);
+        for (long j = 0; j < d_; ++j) value(Network::kToken + j) += affine.first(j);
+        value(Network::flag(at)) += affine.second;
+      } else {
+        nonlinear.push_back(piece);
+      }
+    }
+    if (cross || !nonlinear.empty()) {
+      std::vector<long> inputs;
+      for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
+      if (cross) inputs.insert(inputs.end(), fetched.begin(), fetched.end());
+      const Eigen::MatrixXd b = score.cross;
+      const long d = d_;
+      jobs.push_back(Job{at, inputs,
+                         [b, d, cross, nonlinear](const Eigen::VectorXd& z) {
+                           const Eigen::VectorXd xu = z.head(d);
+                           double out = 0;
+                           if (cross) out += xu.dot(b * z.segment(d, d));
+                           for (const TokenFunction& piece : nonlinear) out += piece.f(xu);
+                           return out;
+                         },
+                         -1, q.name + "'s value",
+                         [this, at, id](long into) {
+                           values_[static_cast<int>(at)][id] += network_->unit(into);
+                         }});
+      if (cross && !selected) {
+        for (const long c : fetched) erasures.emplace_back(c, std::nullopt);
+      }
+    }
+    values_[static_cast<int>(at)][id] = value;
+    made_in_[id] = s.layer;
+    described_.push_back(fmt::format("{}: {}; score {}{}", step, q.what,
+                                     cross ? "a query-key product of the two tokens" : "the candidate's own",
+                                     at == Class::kInputs ? "" : ""));
+  }
+
+  // ------------------------------------------------------------------ FFNs
+
+  /// Stream states of `count` calibration sequences after `layer`'s attention (its FFN and all
+  /// later weights still zero): E x (count * S), or the readout's E x count for the last layer.
+  Eigen::MatrixXd calibration_states(long layer) {
+    const numeric::ModelConfig& c = network_->config();
+    const long count = options_.calibration;
+    Eigen::MatrixXd x(d_, count * tokens_);
+    Eigen::VectorXd y(count);
+    numeric::draw_samples(*task_, derive_seed(options_.seed, {1}), 0, count, x, y);
+    const bool last = layer + 1 == c.layers();
+    const long per = last ? 1 : tokens_ + 1;
+    Eigen::MatrixXd out(c.embedding, count * per);
+    numeric::Workspace<double> ws(c, kBatch);
+    Eigen::VectorXd predictions(kBatch);
+    for (long first = 0; first < count; first += kBatch) {
+      const long n = std::min(kBatch, count - first);
+      ws.forward(network_->model(), x.data() + first * tokens_ * d_, n, predictions.data());
+      if (last || layer == c.layers()) {
+        out.middleCols(first, n) = ws.readout_state(n);
+      } else {
+        out.middleCols(first * per, n * per) = ws.state_entering(layer + 1, n);
+      }
+    }
+    return out;
+  }
+
+  /// Whether column i of calibration_states(layer) is a token of class `at`.
+  [[nodiscard]] bool column_at(long layer, long i, Class at) const {
+    const bool last = layer + 1 >= network_->config().layers();
+    const bool readout = last || i % (tokens_ + 1) == tokens_;
+    return readout == (at == Class::kReadout);
+  }
+
+  struct Unit {
+    Form pre;
+    double bias = 0;
+    long into = 0;
+    double weight = 0;
+  };
+
+  /// The FFN after `layer` (layer = L: the readout MLP, whose one output is `into` = 0).
+  void ffn(long layer, std::vector<Job> jobs,
+           const std::vector<std::pair<long, std::optional<Class>>>& erasures, bool last) {
+    if (jobs.empty() && erasures.empty()) return;
+    const bool readout_mlp = layer == network_->config().layers();
+    const Eigen::MatrixXd states = calibration_states(std::min(layer, network_->config().layers() - 1));
+    const long columns = states.cols();
+    auto gate_of = [&](const Form& pre) {  // a bound on |pre| over every calibration token
+      return 4 * (states.transpose() * pre).cwiseAbs().maxCoeff() + 10;
+    };
+    std::vector<Unit> units;
+    std::map<Class, std::map<long, double>> constants;
+    struct Pending {
+      const Job* job;
+      detail::Ridge ridge;
+    };
+    std::vector<Pending> ridges;
+    for (const auto& [coordinate, at] : erasures) {
+      const Form u = network_->unit(coordinate);
+      units.push_back(Unit{u, 0, coordinate, -1});
+      units.push_back(Unit{-u, 0, coordinate, 1});
+      if (at) {
+        gate(units[units.size() - 2], *at, false, gate_of);
+        gate(units.back(), *at, false, gate_of);
+      }
+      network_->release(coordinate);
+    }
+    // What the erasures freed can hold this FFN's outputs.
+    for (Job& job : jobs) {
+      if (job.into >= 0) continue;
+      job.into = network_->allocate(job.what, readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1));
+      if (job.placed) job.placed(job.into);
+    }
+    for (const Job& job : jobs) {
+      if (last && !readout_mlp && job.at == Class::kInputs) continue;  // never read
+      Eigen::VectorXd scale(static_cast<long>(job.inputs.size()));
+      for (std::size_t i = 0; i < job.inputs.size(); ++i) {
+        double sum = 0;
+        long n = 0;
+        for (long c = 0; c < columns; ++c) {
+          if (!column_at(layer, c, job.at)) continue;
+          sum += states(job.inputs[i], c) * states(job.inputs[i], c);
+          ++n;
+        }
+        scale(static_cast<long>(i)) = std::max(1e-3, std::sqrt(sum / std::max<long>(n, 1)));
+      }
+      std::string why;
+      const std::optional<detail::RidgeSum> r =
+          detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why);
+      if (!r) {
+        throw Failure("constructor", fmt::format("{} {}: {} is not one FFN level's function: {}",
+                                                 readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1),
+                                                 class_name(job.at), job.what, why));
+      }
+      constants[job.at][job.into] += r->constant;
+      Form linear = network_->zero();
+      for (std::size_t i = 0; i < job.inputs.size(); ++i) linear(job.inputs[i]) += r->linear(static_cast<long>(i));
+      if (linear.cwiseAbs().maxCoeff() > 0) {
+        // relu(u) - relu(-u) = u, exactly.
+        units.push_back(Unit{linear, 0, job.into, 1});
+        units.push_back(Unit{-linear, 0, job.into, -1});
+        gate(units[units.size() - 2], job.at, readout_mlp, gate_of);
+        gate(units.back(), job.at, readout_mlp, gate_of);
+      }
+      for (const detail::Ridge& ridge : r->ridges) ridges.push_back(Pending{&job, ridge});
+    }
+    const long width = network_->config().ffn_width;
+    const long fixed = static_cast<long>(units.size()) + static_cast<long>(constants.size());
+    long knots = 0;
+    if (!ridges.empty()) {
+      knots = (width - fixed) / static_cast<long>(ridges.size());
+      if (knots < kFewestKnots) {
+        throw Failure("width", fmt::format("{} needs {} interpolated functions and {} exact units: "
+                                           "W = {} leaves fewer than {} knots each (use --ffn-width "
+                                           ">= {})",
+                                           readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1),
+                                           ridges.size(), fixed, width, kFewestKnots,
+                                           fixed + kFewestKnots * static_cast<long>(ridges.size())));
+      }
+      fewest_knots_ = fewest_knots_ == 0 ? knots : std::min(fewest_knots_, knots);
+    }
+    for (const Pending& p : ridges) {
+      Form w = network_->zero();
+      for (std::size_t i = 0; i < p.job->inputs.size(); ++i) w(p.job->inputs[i]) += p.ridge.direction(static_cast<long>(i));
+      double low = std::numeric_limits<double>::infinity();
+      double high = -low;
+      for (long c = 0; c < columns; ++c) {
+        if (!column_at(layer, c, p.job->at)) continue;
+        const double u = states.col(c).dot(w);
+        low = std::min(low, u);
+        high = std::max(high, u);
+      }
+      if (!std::isfinite(low)) low = high = 0;
+      const double margin = std::max(0.05 * (high - low), 1e-3);
+      const detail::Interpolant interp = detail::interpolate(p.ridge.shape, low - margin, high + margin, knots);
+      constants[p.job->at][p.job->into] += interp.constant;
+      for (std::size_t k = 0; k < interp.breaks.size(); ++k) {
+        units.push_back(Unit{w, -interp.breaks[k], p.job->into, interp.weights[k]});
+        gate(units.back(), p.job->at, readout_mlp, gate_of);
+      }
+      units.push_back(Unit{-w, interp.low, p.job->into, interp.weights.back()});
+      gate(units.back(), p.job->at, readout_mlp, gate_of);
+    }
+    for (const auto& [at, into_values] : constants) {
+      if (readout_mlp) {
+        for (const auto& [into, c] : into_values) network_->add_output_constant(c);
+        continue;
+      }
+      // relu(flag) is 1 at the class and 0 elsewhere: the class's constants, exactly.
+      Eigen::VectorXd out = Eigen::VectorXd::Zero(network_->width());
+      for (const auto& [into, c] : into_values) out(into) += c;
+      network_->add_unit(layer, network_->unit(Network::flag(at)), 0, out);
+    }
+    for (const Unit& u : units) {
+      Eigen::VectorXd out = Eigen::VectorXd::Zero(readout_mlp ? 1 : network_->width());
+      out(readout_mlp ? 0 : u.into) = u.weight;
+      network_->add_unit(layer, u.pre, u.bias, out);
+    }
+    widest_units_ = std::max(widest_units_, network_->units(layer));
+  }
+
+  /// Switches a unit off away from class `at` (pre - G (1 - flag), G above |pre| anywhere).
+  template <class Bound>
+  void gate(Unit& u, Class at, bool readout_mlp, const Bound& bound) {
+    if (readout_mlp) return;  // the readout MLP runs at the readout alone
+    const double g = bound(u.pre) + std::abs(u.bias);
+    u.pre(Network::flag(at)) += g;
+    u.bias -= g;
+  }
+
+  // ------------------------------------------------------------------ readout and measuring
+
+  /// The readout MLP computes the target's value, one job per additive term.
+  void readout() {
+    const targets::Evaluator* parameters = evaluator_.get();
+    const long count = tokens_;
+    const long width = network_->width();
+    const auto values = values_[1];
+    const auto components = components_[1];
+    const auto fetched = fetched_x_;
+    const auto values_fetched = fetched_value_;
+    std::vector<Job> jobs;
+    for (const auto& [coefficient, term] : additive_terms(output_)) {
+      Job part;
+      part.at = Class::kReadout;
+      part.into = 0;
+      std::set<long> part_read;
+      collect_coordinates(term, part_read);
+      part.inputs.assign(part_read.begin(), part_read.end());
+      const std::vector<long> part_inputs = part.inputs;
+      const Node t = term;
+      const double c = coefficient;
+      part.f = [=](const Eigen::VectorXd& z_in) {
+        Eigen::VectorXd z = Eigen::VectorXd::Zero(width);
+        for (std::size_t i = 0; i < part_inputs.size(); ++i) z(part_inputs[i]) = z_in(static_cast<long>(i));
+        detail::TermInputs in;
+        in.parameters = parameters;
+        in.tokens_count = count;
+        in.reference = [&](const std::string& name) {
+          detail::TermValue value;
+          if (name.find('.') == std::string::npos) {
+            value.s = values.at(std::stoi(name.substr(1))).dot(z);
+            return value;
+          }
+          const std::vector<Form>& forms = components.at(name);
+          value.vector = forms.size() > 1;
+          value.v.resize(static_cast<long>(forms.size()));
+          for (std::size_t r = 0; r < forms.size(); ++r) value.v(static_cast<long>(r)) = forms[r].dot(z);
+          value.s = value.v(0);
+          return value;
+        };
+        in.selection = [&](const Node& select) {
+          const int id = std::stoi(select.args[0].name.substr(1));
+          if (const auto value = values_fetched.find(id); value != values_fetched.end()) return z(value->second);
+          const std::vector<long>& x = fetched.at(id);
+          detail::TermInputs body = in;
+          Eigen::VectorXd token(static_cast<long>(x.size()));
+          for (std::size_t j = 0; j < x.size(); ++j) token(static_cast<long>(j)) = z(x[j]);
+          body.tokens[select.index] = token;
+          return detail::evaluate(select.args[1], body).s;
+        };
+        return c * detail::evaluate(t, in).s;
+      };
+      part.what = "the term " + targets::to_text(term) + " of the target's value";
+      jobs.push_back(std::move(part));
+    }
+    ffn(network_->config().layers(), jobs, {}, true);
+  }
+
+  /// The additive terms of an expression, with their numeric coefficients.
+  static std::vector<std::pair<double, Node>> additive_terms(const Node& n) {  // NOLINT(misc-no-recursion)
+    std::vector<std::pair<double, Node>> out;
+    auto add = [&](const Node& a, double c) {
+      for (auto& [k, t] : additive_terms(a)) out.emplace_back(c * k, std::move(t));
+    };
+    if (n.kind == K::kAdd || n.kind == K::kSub) {
+      add(n.args[0], 1);
+      add(n.args[1], n.kind == K::kSub ? -1 : 1);
+    } else if (n.kind == K::kNeg) {
+      add(n.args[0], -1);
+    } else if (n.kind == K::kCall && n.name == "#sum") {
+      for (const Node& a : n.args) add(a, 1);
+    } else if (n.kind == K::kMul && n.args[0].kind == K::kNumber) {
+      add(n.args[1], n.args[0].number);
+    } else if (n.kind == K::kNumber && n.number == 0) {
+    } else {
+      out.emplace_back(1.0, n);
+    }
+    return out;
+  }
+
+  /// The readout's coordinates an expression reads; Failure where a value is not at the readout.
+  void collect_coordinates(const Node& n, std::set<long>& out) const {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.name.starts_with("#")) {
+      std::vector<Form> forms;
+      if (n.name.find('.') != std::string::npos) {
+        const auto it = components_[1].find(n.name);
+        if (it != components_[1].end()) forms = it->second;
+      } else {
+        const auto it = values_[1].find(std::stoi(n.name.substr(1)));
+        if (it != values_[1].end()) forms.push_back(it->second);
+      }
+      if (forms.empty()) {
+        const int id = quantity_of(n.name);
+        throw Failure("engine", fmt::format("the readout MLP reads {}, which no step brings to the "
+                                            "readout",
+                                            program_.quantities[static_cast<std::size_t>(id)].name));
+      }
+      for (const Form& form : forms) {
+        for (long i = 0; i < form.size(); ++i) {
+          if (form(i) != 0) out.insert(i);
+        }
+      }
+      return;
+    }
+    if (n.kind == K::kCall && n.name == "#select") {
+      const int id = quantity_of(n.args[0].name);
+      if (const auto value = fetched_value_.find(id); value != fetched_value_.end()) {
+        out.insert(value->second);
+        return;
+      }
+      const auto it = fetched_x_.find(id);
+      if (it == fetched_x_.end()) {
+        throw Failure("constructor", fmt::format("the selection {} is read at a token the readout "
+                                                 "did not fetch itself",
+                                                 targets::to_text(n.args[1])));
+      }
+      out.insert(it->second.begin(), it->second.end());
+      return;
+    }
+    for (const Node& a : n.args) collect_coordinates(a, out);
+  }
+
+  void measure(Construction& out) {
+    const numeric::ModelConfig& c = network_->config();
+    const long count = options_.samples;
+    Eigen::MatrixXd x(d_, count * tokens_);
+    Eigen::VectorXd y(count);
+    numeric::draw_samples(*task_, options_.seed, 0, count, x, y);
+    numeric::Workspace<double> ws(c, kBatch);
+    Eigen::VectorXd predictions(count);
+    for (long first = 0; first < count; first += kBatch) {
+      const long n = std::min(kBatch, count - first);
+      ws.forward(network_->model(), x.data() + first * tokens_ * d_, n, predictions.data() + first);
+    }
+    const double mean = y.mean();
+    out.target_variance = (y.array() - mean).square().mean();
+    const double mse = (predictions - y).squaredNorm() / static_cast<double>(count);
+    out.nmse = out.target_variance > 0 ? mse / out.target_variance : mse;
+    squared_errors_ = (predictions - y).array().square().matrix();
+    targets_ = y;
+  }
+
+  const targets::TargetSpec& spec_;
+  const theorems::Plan& plan_;
+  const theorems::Program& program_;
+  ConstructOptions options_;
+  long tokens_ = 8;
+  long d_ = 4;
+  std::unique_ptr<targets::Evaluator> evaluator_;
+  std::unique_ptr<numeric::Task> task_;
+  std::unique_ptr<Network> network_;
+  std::map<std::string, int> by_name_;
+  Node output_;
+  std::set<int> selected_;
+  std::map<int, const Node*> selections_;  ///< into output_
+  std::map<int, Score> scores_;
+  std::map<std::string, std::optional<std::pair<Eigen::VectorXd, double>>> affine_;
+  std::map<std::string, long> feature_layer_;
+  std::map<std::string, std::function<double(const Eigen::VectorXd&)>> feature_functions_;
+  std::map<std::string, long> features_;
+  std::array<std::map<int, Form>, 2> values_;
+  std::array<std::map<std::string, std::vector<Form>>, 2> components_;  ///< a form per entry
+  std::map<int, std::vector<long>> fetched_x_;
+  std::map<int, long> fetched_value_;  ///< a selection whose body is affine: its value's coordinate
+  std::set<int> needed_at_readout_;     ///< the quantities whose values the output reads
+  std::map<int, long> made_in_;          ///< the layer that made each retrieved value
+  long current_layer_ = 0;              ///< 1-based, while building
+  std::vector<std::string> described_;
+  long fewest_knots_ = 0;
+  long widest_units_ = 0;
+
+ public:
+  Eigen::VectorXd squared_errors_;
+  Eigen::VectorXd targets_;
+};
+
+}  // namespace
+
+Construction construct(const targets::TargetSpec& spec, const theorems::Target& target,
+                       const theorems::Plan& plan, const ConstructOptions& options) {
+  options.validate();
+  (void)target;
+  if (!plan.program) throw std::invalid_argument("construct(): a plan without its program");
+  Lowering lowering(spec, plan, options);
+  return lowering.run();
+}
+
+std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::uint64_t seed,
+                                  long resamples) {
+  std::vector<std::pair<double, double>> xy;
+  for (const SweepPoint& p : points) {
+    if (p.built && p.nmse > 0 && p.parameters > 0)
+      xy.emplace_back(std::log(static_cast<double>(p.parameters)), std::log(p.nmse));
+  }
+  if (xy.size() < 3) return std::nullopt;
+  auto fit = [](const std::vector<std::pair<double, double>>& v) {
+    double mx = 0;
+    double my = 0;
+    for (const auto& [x, y] : v) {
+      mx += x;
+      my += y;
+    }
+    mx /= static_cast<double>(v.size());
+    my /= static_cast<double>(v.size());
+    double sxy = 0;
+    double sxx = 0;
+    for (const auto& [x, y] : v) {
+      sxy += (x - mx) * (y - my);
+      sxx += (x - mx) * (x - mx);
+    }
+    return sxx > 0 ? sxy / sxx : 0.0;
+  };
+  Slope s;
+  s.slope = fit(xy);
+  s.points = static_cast<long>(xy.size());
+  Rng rng(seed);
+  std::vector<double> slopes;
+  for (long r = 0; r < resamples; ++r) {
+    std::vector<std::pair<double, double>> draw;
+    for (std::size_t i = 0; i < xy.size(); ++i)
+      draw.push_back(xy[static_cast<std::size_t>(rng.uniform() * static_cast<double>(xy.size()))]);
+    slopes.push_back(fit(draw));
+  }
+  std::sort(slopes.begin(), slopes.end());
+  s.low = slopes[static_cast<std::size_t>(0.025 * static_cast<double>(slopes.size()))];
+  s.high = slopes[static_cast<std::size_t>(0.975 * static_cast<double>(slopes.size() - 1))];
+  return s;
+}
+
+}  // namespace infoflow::construct

@@ -1,0 +1,86 @@
+#ifndef INFOFLOW_CONSTRUCT_NETWORK_HPP_
+#define INFOFLOW_CONSTRUCT_NETWORK_HPP_
+
+// The weights a construction writes (docs/constructions.md, "The network"): coordinates of the
+// residual stream given out one by one, heads as query-key-value forms over the stream, and FFN
+// units as gated ReLUs. Knows the numeric Transformer's layout, nothing of the engine.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "infoflow/construct/construction.hpp"
+#include "infoflow/numeric/transformer.hpp"
+
+namespace infoflow::construct::detail {
+
+/// A plan step that does not compile; `failed_in` says whose rule is missing.
+struct Failure : std::runtime_error {
+  Failure(std::string whose, const std::string& what)
+      : std::runtime_error(what), failed_in(std::move(whose)) {}
+  std::string failed_in;  ///< "engine" or "constructor"
+};
+
+/// The two token classes a head may act differently at.
+enum class Class { kInputs = 0, kReadout = 1 };
+
+/// A linear form over the stream (constants through the class's flag coordinate).
+using Form = Eigen::VectorXd;
+
+/// What one head does at one token class: argmax over the input tokens of
+/// score(candidate) + sum_j query_j(holder) key_j(candidate), and the candidate's `values`
+/// written to `into`. The readout token is kept out through the score's dimension.
+struct Role {
+  bool used = false;
+  Form score;               ///< the candidate's own part, against a constant query
+  std::vector<Form> query;  ///< further query-key pairs; scaled by beta when written
+  std::vector<Form> key;
+  std::vector<Form> values;
+  std::vector<long> into;   ///< a coordinate per value
+};
+
+class Network {
+ public:
+  /// The stream's coordinates 0 and 1 are the input and readout flags, then the token's d.
+  static constexpr long kInputFlag = 0;
+  static constexpr long kReadoutFlag = 1;
+  static constexpr long kToken = 2;
+
+  Network(numeric::ModelConfig config, double beta);
+
+  [[nodiscard]] const numeric::ModelConfig& config() const { return model_.config(); }
+  [[nodiscard]] numeric::Transformer<double>& model() { return model_; }
+  [[nodiscard]] long width() const { return config().embedding; }
+  [[nodiscard]] Form zero() const { return Form::Zero(width()); }
+  [[nodiscard]] Form unit(long coordinate) const;
+  [[nodiscard]] static long flag(Class c) { return c == Class::kInputs ? kInputFlag : kReadoutFlag; }
+
+  /// A free coordinate, now holding `holds`; Failure("engine") when the stream is full.
+  long allocate(const std::string& holds, const std::string& step);
+  void release(long coordinate);
+  [[nodiscard]] std::vector<StreamSlot> layout() const;
+
+  /// Head `head` (0-based) of `layer` (0-based) acting as `inputs` at the input tokens and as
+  /// `readout` at the readout. Failure("engine") when its key or value dimensions exceed n.
+  void set_head(long layer, long head, const Role& inputs, const Role& readout,
+                const std::string& step);
+
+  /// One hidden unit of the FFN after `layer` (layer = L: the readout MLP), relu(pre . z + bias),
+  /// added to the stream as `out` (to the output as out(0) for the readout MLP).
+  void add_unit(long layer, const Form& pre, double bias, const Eigen::VectorXd& out);
+  [[nodiscard]] long units(long layer) const { return units_.at(static_cast<std::size_t>(layer)); }
+  /// The readout MLP's output bias.
+  void add_output_constant(double c);
+
+ private:
+  numeric::Transformer<double> model_;
+  double beta_;
+  std::vector<std::string> holds_;  ///< per coordinate; "" free
+  std::vector<long> units_;         ///< per layer, and the readout MLP last
+};
+
+}  // namespace infoflow::construct::detail
+
+#endif  // INFOFLOW_CONSTRUCT_NETWORK_HPP_

@@ -1,0 +1,146 @@
+#include "ridge.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
+
+#include "infoflow/core/random.hpp"
+
+namespace infoflow::construct::detail {
+
+namespace {
+/// Relative agreement of two values of f (rounding of a formula evaluated in double).
+bool agrees(double a, double b, double size) {
+  return std::abs(a - b) <= 1e-7 * (1 + size);
+}
+
+std::vector<Eigen::VectorXd> probes(const Eigen::VectorXd& scale, std::uint64_t seed, int count) {
+  Rng rng(seed);
+  std::vector<Eigen::VectorXd> out;
+  for (int i = 0; i < count; ++i) {
+    Eigen::VectorXd z(scale.size());
+    for (Eigen::Index j = 0; j < z.size(); ++j) z(j) = scale(j) * rng.normal();
+    out.push_back(z);
+  }
+  return out;
+}
+
+bool verified(const Function& f, const Function& reading, const std::vector<Eigen::VectorXd>& at) {
+  return std::all_of(at.begin(), at.end(), [&](const Eigen::VectorXd& z) {
+    const double a = f(z);
+    return std::isfinite(a) && agrees(a, reading(z), std::abs(a));
+  });
+}
+
+Eigen::VectorXd gradient(const Function& f, const Eigen::VectorXd& z, const Eigen::VectorXd& scale) {
+  Eigen::VectorXd g(z.size());
+  for (Eigen::Index i = 0; i < z.size(); ++i) {
+    const double h = 1e-5 * scale(i);
+    Eigen::VectorXd up = z;
+    Eigen::VectorXd down = z;
+    up(i) += h;
+    down(i) -= h;
+    g(i) = (f(up) - f(down)) / (2 * h);
+  }
+  return g;
+}
+}  // namespace
+
+std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scale,
+                                  std::uint64_t seed, std::string& why) {
+  const Eigen::Index k = scale.size();
+  const std::vector<Eigen::VectorXd> checks = probes(scale, seed, 12);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(k);
+  const double c = f(zero);
+  auto unit = [&](Eigen::Index i, double sign) {
+    Eigen::VectorXd e = zero;
+    e(i) = sign * scale(i);
+    return e;
+  };
+  RidgeSum out;
+  out.constant = c;
+  out.linear = Eigen::VectorXd::Zero(k);
+  if (std::isfinite(c)) {
+    // Affine: the central differences at 0 are the slopes.
+    for (Eigen::Index i = 0; i < k; ++i)
+      out.linear(i) = (f(unit(i, 1)) - f(unit(i, -1))) / (2 * scale(i));
+    if (verified(f, [&](const Eigen::VectorXd& z) { return c + out.linear.dot(z); }, checks))
+      return out;
+    // Quadratic: f(a + b) + f(-a - b) - f(a - b) - f(b - a) = 8 a'Qb.
+    Eigen::MatrixXd q(k, k);
+    for (Eigen::Index i = 0; i < k; ++i) {
+      q(i, i) = (f(unit(i, 1)) + f(unit(i, -1)) - 2 * c) / (2 * scale(i) * scale(i));
+      for (Eigen::Index j = 0; j < i; ++j) {
+        const Eigen::VectorXd a = unit(i, 1);
+        const Eigen::VectorXd b = unit(j, 1);
+        q(i, j) = q(j, i) = (f(a + b) + f(-a - b) - f(a - b) - f(b - a)) / (8 * scale(i) * scale(j));
+      }
+    }
+    if (verified(f, [&](const Eigen::VectorXd& z) { return c + out.linear.dot(z) + z.dot(q * z); },
+                 checks)) {
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(q);
+      const double largest = eigen.eigenvalues().cwiseAbs().maxCoeff();
+      for (Eigen::Index j = 0; j < k; ++j) {
+        const double lambda = eigen.eigenvalues()(j);
+        if (std::abs(lambda) <= 1e-12 * largest) continue;
+        out.ridges.push_back(Ridge{eigen.eigenvectors().col(j),
+                                   [lambda](double u) { return lambda * u * u; }});
+      }
+      return out;
+    }
+  }
+  // One function of one linear form: every gradient is parallel to one direction w, and f is
+  // its values along w (plus the constant offset f takes at 0's projection, none: f(z) = g(w.z)).
+  Eigen::VectorXd w;
+  for (const Eigen::VectorXd& z : probes(scale, seed + 1, 16)) {
+    const Eigen::VectorXd g = gradient(f, z, scale);
+    if (!g.allFinite()) continue;
+    if (g.norm() > 1e-9) {
+      w = g.normalized();
+      break;
+    }
+  }
+  if (w.size() == 0) {
+    why = "it is not finite, or flat, on the probes";
+    return std::nullopt;
+  }
+  const Function along = [&](const Eigen::VectorXd& z) { return f(w.dot(z) * w); };
+  if (!verified(f, along, checks)) {
+    why = "it is neither affine, nor quadratic, nor a function of one linear form of its inputs "
+          "(one FFN level writes only those)";
+    return std::nullopt;
+  }
+  out.constant = 0;
+  out.linear.setZero();
+  out.ridges.push_back(Ridge{w, [f, w](double u) { return f(u * w); }});
+  return out;
+}
+
+Interpolant interpolate(const std::function<double(double)>& g, double low, double high,
+                        long knots) {
+  Interpolant p;
+  p.low = low;
+  p.high = high;
+  p.constant = g(low);
+  const double step = (high - low) / static_cast<double>(knots - 1);
+  double previous = 0;
+  for (long i = 0; i + 1 < knots; ++i) {
+    const double a = low + step * static_cast<double>(i);
+    const double slope = (g(a + step) - g(a)) / step;
+    p.breaks.push_back(a);
+    p.weights.push_back(slope - previous);
+    previous = slope;
+  }
+  // Below the grid, the first segment continues.
+  p.weights.push_back(-p.weights.front());
+  return p;
+}
+
+double value(const Interpolant& p, double u) {
+  double out = p.constant;
+  for (std::size_t i = 0; i < p.breaks.size(); ++i) out += p.weights[i] * std::max(0.0, u - p.breaks[i]);
+  return out + p.weights.back() * std::max(0.0, p.low - u);
+}
+
+}  // namespace infoflow::construct::detail

@@ -1,0 +1,56 @@
+#ifndef INFOFLOW_CONSTRUCT_RIDGE_HPP_
+#define INFOFLOW_CONSTRUCT_RIDGE_HPP_
+
+// The universal part of a construction (docs/constructions.md, "FFNs"): a function of a few
+// held values written as a constant, a linear form and a sum of functions of one linear form
+// each (ridge functions), each of which ReLU units interpolate on a grid.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace infoflow::construct::detail {
+
+using Function = std::function<double(const Eigen::VectorXd&)>;
+
+struct Ridge {
+  Eigen::VectorXd direction;            ///< w: the function reads w . z
+  std::function<double(double)> shape;  ///< g
+};
+
+/// f(z) = constant + linear . z + sum_j g_j(w_j . z).
+struct RidgeSum {
+  double constant = 0;
+  Eigen::VectorXd linear;
+  std::vector<Ridge> ridges;
+};
+
+/// Writes f over k inputs as a ridge sum, found from values of f at probe points of scale
+/// `scale` (one typical size per input; seed fixes the probes): an affine f; a quadratic f, as
+/// the squares of its eigen-directions (a product u v is ((u + v)^2 - (u - v)^2) / 4); or one
+/// function of one affine form. Each reading is verified at random points. nullopt: none holds
+/// (`why` says what f is not).
+std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scale,
+                                  std::uint64_t seed, std::string& why);
+
+/// The ReLU interpolant of g on `knots` equally spaced points of [low, high] (linear beyond):
+/// g(low) + sum_k slope_k relu(u - u_k) - slope_0 relu(low - u). `knots` units.
+struct Interpolant {
+  double low = 0;
+  double high = 0;
+  double constant = 0;         ///< g(low)
+  std::vector<double> breaks;  ///< u_k for each unit but the last
+  std::vector<double> weights; ///< each unit's output weight; the last unit is relu(low - u)
+};
+Interpolant interpolate(const std::function<double(double)>& g, double low, double high,
+                        long knots);
+/// The interpolant's value (to check it, and for its error).
+double value(const Interpolant& p, double u);
+
+}  // namespace infoflow::construct::detail
+
+#endif  // INFOFLOW_CONSTRUCT_RIDGE_HPP_

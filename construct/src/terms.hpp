@@ -1,0 +1,46 @@
+#ifndef INFOFLOW_CONSTRUCT_TERMS_HPP_
+#define INFOFLOW_CONSTRUCT_TERMS_HPP_
+
+// The value of a term of a formula where its token indices name given vectors: what the
+// constructor computes at a token from what the token holds (docs/constructions.md).
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "infoflow/targets/evaluator.hpp"
+#include "infoflow/targets/formula.hpp"
+
+namespace infoflow::construct::detail {
+
+/// A term's scalar or vector value.
+struct TermValue {
+  double s = 0;
+  Eigen::VectorXd v;
+  bool vector = false;
+};
+
+/// What a term reads: the token each index names, the target's parameters, and, for the
+/// expressions of Program::values, the held value of each reference `#N`, `#N.J` (and T).
+struct TermInputs {
+  const targets::Evaluator* parameters = nullptr;
+  std::map<std::string, Eigen::VectorXd> tokens;  ///< index name -> x at that token
+  std::function<TermValue(const std::string&)> reference;  ///< `#N`, `#N.J`
+  /// `#select` of quantity N: the selection's body at the token N chose, given the body and
+  /// its index (the caller knows what it fetched).
+  std::function<double(const targets::Node& select)> selection;
+  long tokens_count = 0;  ///< the value of T
+};
+
+/// Evaluates `n`. Throws std::invalid_argument for what a term cannot hold (a reduction, a fixed
+/// position): the lowering has already refused such terms.
+TermValue evaluate(const targets::Node& n, const TermInputs& in);
+
+/// The indices a term's tokens are read at (the kRef x[i] subscripts).
+void token_indices(const targets::Node& n, std::vector<std::string>& out);
+
+}  // namespace infoflow::construct::detail
+
+#endif  // INFOFLOW_CONSTRUCT_TERMS_HPP_
