@@ -1065,10 +1065,12 @@ std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::ui
       sxy += (x - mx) * (y - my);
       sxx += (x - mx) * (x - mx);
     }
-    return sxx > 0 ? sxy / sxx : 0.0;
+    return sxx > 0 ? std::optional<double>(sxy / sxx) : std::nullopt;
   };
   Slope s;
-  s.slope = fit(xy);
+  const std::optional<double> all = fit(xy);
+  if (!all) return std::nullopt;
+  s.slope = *all;
   s.points = static_cast<long>(xy.size());
   Rng rng(seed);
   std::vector<double> slopes;
@@ -1076,7 +1078,7 @@ std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::ui
     std::vector<std::pair<double, double>> draw;
     for (std::size_t i = 0; i < xy.size(); ++i)
       draw.push_back(xy[static_cast<std::size_t>(rng.uniform() * static_cast<double>(xy.size()))]);
-    slopes.push_back(fit(draw));
+    if (const std::optional<double> slope = fit(draw)) slopes.push_back(*slope);  // one M drawn: none
   }
   std::sort(slopes.begin(), slopes.end());
   s.low = slopes[static_cast<std::size_t>(0.025 * static_cast<double>(slopes.size()))];
