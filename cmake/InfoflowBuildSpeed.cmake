@@ -13,9 +13,10 @@ endif()
 
 # Precompiled headers for the third-party headers that most sources of a target include (GiNaC,
 # Eigen, Boost.Test, nlohmann::json, fmt, CLI11): parsed once per target instead of once per
-# source. They speed up a build from nothing; they are off by default under a compiler launcher
-# (ccache), where the compiled header, a binary of each build folder, would make every source
-# that uses it a cache miss in another build folder.
+# source. They speed up a build from nothing. They are off by default under a compiler launcher:
+# ccache does not cache a source compiled with one (not without relaxing its checks, and the
+# compiled header, a binary of each build folder, would differ between folders anyway), so with
+# them every such source would be compiled again in each build.
 set(infoflow_pch_default ON)
 if(CMAKE_CXX_COMPILER_LAUNCHER)
   set(infoflow_pch_default OFF)
