@@ -1,24 +1,35 @@
 # The two commands of the README:
-#   make run    installs what is missing (as root), builds, runs the main job on defaults
-#   make test   installs what is missing (as root), builds, runs the whole test suite
+#   make run    installs what is missing (as root), builds the command, runs the main job on defaults
+#   make test   installs what is missing (as root), builds everything, runs the whole test suite
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 OUT   ?= out
 
-.PHONY: run test test-slurm build deps bench install clean
+.PHONY: run test test-slurm build build-command configure deps deps-slurm bench install clean
 
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+deps-slurm: deps
+	@scripts/install-deps.sh slurm
+
+configure: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+# Everything: the command, the libraries, the Python module, the tests and the benchmarks.
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Only the command `infoflow` and the libraries under it: what `make run` and `make test-slurm`
+# execute, without the test programs and benchmarks that `make build` adds.
+build-command: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target infoflow
 
 # The main job: every shipped experiment's quick profile (sweeps resume from $(OUT)/results),
 # prediction against measurement, and the report folder $(OUT)/report (PDF, figures, CSV); then
 # the catalogue check. `check` exits 1 when it finds errors in the catalogue (the shipped one has
 # one, on purpose: see the README), which is a finding, not a failure of the job.
-run: build
+run: build-command
 	@mkdir -p $(OUT)
 	@$(BUILD)/app/infoflow report --profile quick --results $(OUT)/results -o $(OUT)/report
 	@$(BUILD)/app/infoflow check -o $(OUT)/check.txt; rc=$$?; [ $$rc -le 1 ] || exit $$rc
@@ -32,7 +43,8 @@ test: build
 # Not part of `make test`: starts a one-node SLURM cluster here (root; slurm-wlm and munge),
 # runs the documented job array of a small sweep, kills and resubmits a task, merges, and
 # compares with the same sweep run locally (scripts/test-slurm.sh; log in $(BUILD)/slurm-test.log).
-test-slurm: build
+# As root it installs slurm-wlm and munge first when they are missing.
+test-slurm: deps-slurm build-command
 	@scripts/test-slurm.sh $(BUILD)
 
 # Libraries, headers, CMake package, command, catalogue, Python module under PREFIX.

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages infoflow needs, when run as root and any is missing.
 # Not root and something missing: says which, and how to install them, then fails.
+#
+#   scripts/install-deps.sh           what `make run`, `make test` and the rest need
+#   scripts/install-deps.sh slurm     besides, what `make test-slurm` needs (a one-node cluster)
 set -euo pipefail
 
 packages=(
@@ -15,7 +18,11 @@ packages=(
   python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib  # the notebook's test
   coq libcoq-coquelicot cvc5                     # certificates: re-proved by Coq, cross-checked by cvc5
 )
-# `make test-slurm` (not part of `make test`) needs slurm-wlm and munge besides.
+case "${1:-}" in
+  "") ;;
+  slurm) packages+=(slurm-wlm munge) ;;   # slurmctld, slurmd, sbatch and the rest; munged
+  *) echo "infoflow: install-deps.sh: unknown package set '$1' (known: slurm)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,7 +2,8 @@
 # make test-slurm: the documented SLURM job array (scripts/slurm/sweep_array.sh) on a real,
 # single-node SLURM cluster started here for the test.
 #
-#   scripts/test-slurm.sh [BUILD_DIR]        (as root; needs slurm-wlm and munge)
+#   scripts/test-slurm.sh [BUILD_DIR]        (as root; needs slurm-wlm and munge, which
+#                                            `make test-slurm` installs when missing)
 #
 # 1. munged, slurmctld and slurmd start from a generated slurm.conf in a scratch folder (their
 #    own ports, sockets and state; nothing in /etc is read or changed) and are stopped at exit;
@@ -30,7 +31,7 @@ for program in munged slurmctld slurmd sbatch squeue scancel sinfo scontrol; do
   command -v "$program" >/dev/null || missing+=("$program")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  say "missing: ${missing[*]} (Debian: apt-get install slurm-wlm munge)"
+  say "missing: ${missing[*]} (Debian packages slurm-wlm and munge; as root, make test-slurm or scripts/install-deps.sh slurm installs them)"
   exit 1
 fi
 [ "$(id -u)" -eq 0 ] || { say "the test starts slurmd, which runs as root: run it as root"; exit 1; }
