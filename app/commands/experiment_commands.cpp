@@ -155,8 +155,9 @@ void add_merge(CLI::App& app, Context&) {
     std::vector<fs::path> files(inputs->begin(), inputs->end());
     for (const std::string& w : experiments::merge_results(files, *output))
       std::cerr << "infoflow: warning: " << w << "\n";
-    std::cout << fmt::format("merged {} files into {} ({} runs)\n", files.size(), *output,
-                             experiments::ResultStore(*output).read().size());
+    const std::size_t runs = experiments::ResultStore(*output).read().size();
+    std::cout << fmt::format("merged {} file{} into {} ({} run{})\n", files.size(),
+                             files.size() == 1 ? "" : "s", *output, runs, runs == 1 ? "" : "s");
   });
 }
 

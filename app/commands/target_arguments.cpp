@@ -105,6 +105,10 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
       }
       // Every named integer counts something (tokens, comparisons, a rank, positions): >= 1.
       if (value < 1) throw InputError("--set " + s + ": " + key + " must be at least 1");
+      if (key == "T" && value > limits::kTokens) {
+        throw InputError("--set " + s + ": T must be between 1 and " +
+                         std::to_string(limits::kTokens));
+      }
       t.set[key] = value;
     }
     if (token_dim > 0) t.token_dim = token_dim;

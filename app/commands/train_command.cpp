@@ -1,5 +1,6 @@
 // train: one training run of the numeric core on a built-in task, a formula or a target file.
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,17 @@
 namespace infoflow::app {
 
 namespace {
+
+/// A seed as written: CLI11 would wrap -1 to 2^64 - 1 and saturate longer numbers to it.
+const CLI::Validator kSeed(
+    [](std::string& text) -> std::string {
+      std::uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec == std::errc() && end == text.data() + text.size()) return "";
+      if (text.starts_with('-')) return "a seed must be zero or positive (got " + text + ")";
+      return "a seed is an integer from 0 to 18446744073709551615 (got " + text + ")";
+    },
+    "SEED");
 
 struct TrainArguments {
   numeric::TaskOptions task{.name = ""};
@@ -295,6 +307,7 @@ void add_train(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"squared", "plain"}))
       ->capture_default_str();
   cmd->add_option("--task-seed", a->task.seed, "seed of the task's random parameters")
+      ->check(kSeed)
       ->capture_default_str();
   cmd->add_option("--heads", a->heads, "heads per layer, comma-separated (L = their number)")
       ->delimiter(',')
@@ -329,6 +342,7 @@ void add_train(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--val-size", t.validation_size, "held-out sequences")->capture_default_str();
   cmd->add_option("--seed", t.seed, "seed of the run (init, data, validation)")
+      ->check(kSeed)
       ->capture_default_str();
   cmd->add_option("--threads", t.threads, "threads (0: all cores)")->capture_default_str();
   cmd->add_option("--chunks", t.chunks,

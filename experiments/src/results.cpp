@@ -13,6 +13,7 @@
 
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/build.hpp"
 #include "results_file.hpp"
 #include "run_key.hpp"
@@ -29,19 +30,74 @@ using nlohmann::json;
 
 namespace {
 
-/// An integer field of a record; a fraction or an integer out of range makes a corrupt record
-/// (converting it would be undefined or wrong).
+/// An integer field of a record, at least `least`; a fraction, another type or an integer out
+/// of range makes a corrupt record (converting it would be undefined or wrong).
 template <typename Integer>
-Integer integer_field(const json& j) {
+Integer integer_field(const json& j, const char* field, Integer least) {
   const bool fits = j.is_number_unsigned()  ? std::in_range<Integer>(j.get<std::uint64_t>())
                     : j.is_number_integer() ? std::in_range<Integer>(j.get<std::int64_t>())
                                             : false;
-  if (!fits) throw std::invalid_argument("expected an integer in range, found " + j.dump());
+  if (!fits || j.get<Integer>() < least) {
+    throw std::invalid_argument(fmt::format("{}: expected an integer >= {}, found {}", field, least,
+                                            j.dump().substr(0, 40)));
+  }
   return j.get<Integer>();
 }
 
-double number_or_inf(const json& j) {
-  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::infinity();
+/// A figure of a record: a number >= 0, or null where it was not finite (a diverged run).
+double figure_field(const json& j, const char* field) {
+  if (j.is_null()) return std::numeric_limits<double>::infinity();
+  if (!j.is_number() || !(j.get<double>() >= 0)) {
+    throw std::invalid_argument(
+        fmt::format("{}: expected a number >= 0 or null, found {}", field, j.dump().substr(0, 40)));
+  }
+  return j.get<double>();
+}
+
+/// One line as JSON. Its nesting is bounded while it is parsed: a record nests four levels,
+/// and comparing or printing a deeper value recurses once a level (80,000 overflowed the stack).
+json parse_line(const std::string& line) {
+  return json::parse(line, [](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= static_cast<int>(limits::kNesting)) {
+      throw std::invalid_argument(
+          fmt::format("nested more than {} levels deep", limits::kNesting));
+    }
+    return true;
+  });
+}
+
+/// A record as read, or why it is corrupt (std::exception): the one check of what a results
+/// line must hold, for reading (sweep, verify, report) and for merge alike.
+RunRecord to_record(const json& j) {
+  RunRecord r;
+  r.key = j.at("key").get<std::string>();
+  r.experiment = j.at("experiment").get<std::string>();
+  r.labels = j.at("labels").get<std::map<std::string, std::string>>();
+  r.status = parse_run_status(j.at("status").get<std::string>());
+  r.best_validation_nmse = figure_field(j.at("best_validation_nmse"), "best_validation_nmse");
+  r.final_validation_nmse = figure_field(j.at("final_validation_nmse"), "final_validation_nmse");
+  r.steps_done = integer_field<long>(j.at("steps_done"), "steps_done", 0);
+  r.diverged_at = integer_field<long>(j.at("diverged_at"), "diverged_at", -1);
+  if (j.contains("cooldown_start"))
+    r.cooldown_start = integer_field<long>(j.at("cooldown_start"), "cooldown_start", 0);
+  r.parameters = integer_field<long>(j.at("parameters"), "parameters", 0);
+  r.parameters_theory = integer_field<long>(j.at("parameters_theory"), "parameters_theory", 0);
+  r.seconds = figure_field(j.at("seconds"), "seconds");
+  if (!std::isfinite(r.seconds)) throw std::invalid_argument("seconds: expected a number");
+  r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"), "seed", 0);
+  if (j.contains("curve")) {
+    for (const json& point : j.at("curve")) {
+      r.curve.emplace_back(integer_field<long>(point.at(0), "curve step", 0),
+                           figure_field(point.at(1), "curve NMSE"));
+    }
+  }
+  return r;
+}
+
+std::string corrupt(const fs::path& file, std::size_t line, const std::exception& e) {
+  return fmt::format("{}:{}: corrupt record skipped ({})", file.string(), line,
+                     std::string(e.what()).substr(0, 80));
 }
 
 json finite_or_null(double x) {
@@ -55,17 +111,18 @@ json validation_curve(const TrainResult& r) {
   return out;
 }
 
-
-/// The fields in which two records of one run differ, with both values; the time taken may.
+/// The fields in which two records of one run differ, with both values; bookkeeping may.
 std::string differences(const json& first, const json& second) {
   std::string out;
   for (const auto& [field, value] : first.items()) {
-    if (field == "seconds" || (second.contains(field) && second.at(field) == value)) continue;
+    if (kBookkeeping.count(field) != 0 || (second.contains(field) && second.at(field) == value))
+      continue;
     out += fmt::format("{}{} {} against {}", out.empty() ? "" : "; ", field, value.dump(),
                        second.contains(field) ? second.at(field).dump() : "(missing)");
   }
   for (const auto& [field, value] : second.items()) {
-    if (!first.contains(field)) out += fmt::format("; {} (missing) against {}", field, value.dump());
+    if (kBookkeeping.count(field) == 0 && !first.contains(field))
+      out += fmt::format("{}{} (missing) against {}", out.empty() ? "" : "; ", field, value.dump());
   }
   return out;
 }
@@ -88,32 +145,10 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
     ++number;
     if (line.empty()) continue;
     try {
-      const json j = json::parse(line);
-      RunRecord r;
-      r.key = j.at("key").get<std::string>();
-      r.experiment = j.at("experiment").get<std::string>();
-      r.labels = j.at("labels").get<std::map<std::string, std::string>>();
-      r.status = parse_run_status(j.at("status").get<std::string>());
-      r.best_validation_nmse = number_or_inf(j.at("best_validation_nmse"));
-      r.final_validation_nmse = number_or_inf(j.at("final_validation_nmse"));
-      r.steps_done = integer_field<long>(j.at("steps_done"));
-      r.diverged_at = integer_field<long>(j.at("diverged_at"));
-      if (j.contains("cooldown_start"))
-        r.cooldown_start = integer_field<long>(j.at("cooldown_start"));
-      r.parameters = integer_field<long>(j.at("parameters"));
-      r.parameters_theory = integer_field<long>(j.at("parameters_theory"));
-      r.seconds = j.at("seconds").get<double>();
-      r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"));
-      if (j.contains("curve")) {
-        for (const json& point : j.at("curve"))
-          r.curve.emplace_back(integer_field<long>(point.at(0)), number_or_inf(point.at(1)));
-      }
+      RunRecord r = to_record(parse_line(line));
       if (seen.insert(r.key).second) out.push_back(std::move(r));
     } catch (const std::exception& e) {
-      if (warnings != nullptr) {
-        warnings->push_back(fmt::format("{}:{}: corrupt record skipped ({})", file_.string(),
-                                        number, std::string(e.what()).substr(0, 80)));
-      }
+      if (warnings != nullptr) warnings->push_back(corrupt(file_, number, e));
     }
   }
   return out;
@@ -170,6 +205,10 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
 
 std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
                                        const fs::path& output) {
+  // Taken before the inputs are read, which may include the output itself.
+  const ResultsLock held(output,
+                         "a sweep is writing this results file; merge into it once it has "
+                         "finished, or into another file");
   std::vector<std::string> warnings;
   struct Seen {
     json record;
@@ -192,10 +231,10 @@ std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
       json record;
       std::string key;
       try {
-        record = json::parse(line);
-        key = record.at("key").get<std::string>();
-      } catch (const std::exception&) {
-        warnings.push_back(fmt::format("{}:{}: corrupt record skipped", in.string(), number));
+        record = parse_line(line);
+        key = to_record(record).key;
+      } catch (const std::exception& e) {
+        warnings.push_back(corrupt(in, number, e));
         continue;
       }
       const std::string where = fmt::format("{}:{}", in.string(), number);

@@ -16,6 +16,7 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/memory.hpp"
+#include "infoflow/targets/target_file.hpp"
 #include "run_key.hpp"
 
 namespace infoflow::experiments {
@@ -117,6 +118,14 @@ void check_value(const std::string& key, const toml::node& v, const SourceLocati
     throw InputError(at, context + ": a seed must be zero or positive (got " +
                              std::to_string(v.as_integer()->get()) + ")");
   }
+}
+
+/// An experiment's `inputs` table (its keys and types checked), the defaults where it is silent.
+InputDistribution input_distribution(const toml::table& in) {
+  const auto value = [&](const char* key, double otherwise) {
+    return in.get(key) != nullptr ? in.get(key)->value_or(otherwise) : otherwise;
+  };
+  return InputDistribution{value("variance", 1.0), value("min_norm", 0.0), value("max_norm", 0.0)};
 }
 
 /// The same seed twice would run, and record, the same run twice.
@@ -242,6 +251,13 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
       if (!value.is_number())
         throw InputError(location(file, value.source()),
                          "experiment: inputs." + k + " must be a number");
+    }
+    // Checked here, as a target file's are: a run would fail later, without a place.
+    const InputDistribution inputs = input_distribution(*t);
+    if (const std::string problem = targets::input_distribution_problem(
+            inputs.variance, inputs.min_norm, inputs.max_norm);
+        !problem.empty()) {
+      throw InputError(location(file, in->source()), "experiment: inputs: " + problem);
     }
   }
   if (text("task", false).empty() == text("formula", false).empty()) {
@@ -434,11 +450,8 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
           if (k == "D" || k == "k" || k == "T0") r.bindings[k] = v;
         }
         if (r.task.token_dim == 0) r.task.token_dim = 4;
-        if (const toml::table* in = e.get("inputs") ? e.get("inputs")->as_table() : nullptr) {
-          r.inputs.variance = in->get("variance") ? in->get("variance")->value_or(1.0) : 1.0;
-          r.inputs.min_norm = in->get("min_norm") ? in->get("min_norm")->value_or(0.0) : 0.0;
-          r.inputs.max_norm = in->get("max_norm") ? in->get("max_norm")->value_or(0.0) : 0.0;
-        }
+        if (const toml::table* in = e.get("inputs") ? e.get("inputs")->as_table() : nullptr)
+          r.inputs = input_distribution(*in);
       }
       json task_identity = task_json(r);
       task_identity.erase("formula");  // the same in every run

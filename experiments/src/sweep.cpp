@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <exception>
 #include <limits>
@@ -12,46 +11,11 @@
 #include "infoflow/core/error.hpp"
 #include "results_file.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 namespace infoflow::experiments {
 
 using namespace numeric;  // the configuration types a run is made of
 
 namespace fs = std::filesystem;
-
-namespace {
-
-/// An exclusive advisory lock (flock) on a results file, held by one sweep for its whole run:
-/// a second sweep on the same file is refused instead of running everything again.
-class SweepLock {
- public:
-  explicit SweepLock(const fs::path& file) {
-    create_parent(file);
-    fd_ = ::open(file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) io_failure("cannot open the results file", file, errno);
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int error = errno;
-      ::close(fd_);
-      if (error == EWOULDBLOCK) {
-        throw InputError(SourceLocation{file.string(), 0, 0},
-                         "another sweep is writing this results file; wait for it to finish "
-                         "(or give this one another --results folder and merge them)");
-      }
-      io_failure("cannot lock the results file", file, error);
-    }
-  }
-  SweepLock(const SweepLock&) = delete;
-  SweepLock& operator=(const SweepLock&) = delete;
-  ~SweepLock() { ::close(fd_); }  // closing releases the lock
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace
 
 fs::path checkpoint_path(const ResultStore& store, const RunConfig& run) {
   const fs::path dir = store.file().has_parent_path() ? store.file().parent_path() : ".";
@@ -136,7 +100,10 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
   SweepSummary summary;
   const std::vector<RunConfig> all = spec.runs(o.profile);
   check_where(all, o);
-  const SweepLock held(store.file());
+  create_parent(store.file());
+  const ResultsLock held(store.file(),
+                        "another sweep is writing this results file; wait for it to finish (or "
+                        "give this one another --results folder and merge them)");
   std::set<std::string> done;
   for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
   std::vector<const RunConfig*> pending;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <system_error>
 #include <iterator>
 #include <type_traits>
 
@@ -97,7 +98,14 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   w.put(c.seconds_training);
   w.put(c.seconds_total);
   w.put(fnv1a(w.text().data(), w.text().size()));
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  if (path.has_parent_path()) {  // a folder that cannot be made is the user's: exit 2
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw InputError(SourceLocation{path.parent_path().string(), 0, 0},
+                       "cannot create the checkpoint folder: " + ec.message());
+    }
+  }
   write_file_atomically(path, w.text());
 }
 

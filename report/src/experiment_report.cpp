@@ -8,6 +8,7 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -540,7 +541,12 @@ std::string claims_csv(const std::vector<ExperimentResult>& results) {
 ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult>& results,
                          bool compile, const theorems::Catalogue* catalogue) {
   ReportFiles files;
-  fs::create_directories(dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {  // the user's folder: exit 2, with the reason
+    throw InputError(SourceLocation{dir.string(), 0, 0},
+                     "cannot create the report folder: " + ec.message());
+  }
   auto put = [&](const std::string& name, const std::string& content) {
     write_file_atomically(dir / name, content);
     files.written.push_back(dir / name);

@@ -1,5 +1,6 @@
 #include "infoflow/targets/target_file.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -262,9 +263,10 @@ std::vector<TargetSpec> parse_targets(std::string_view text, const fs::path& fil
           throw InputError(r.where(v), "target: unknown key inputs." + key +
                                            " (known: variance, min_norm, max_norm)");
       }
-      if (!(t.variance > 0) || t.min_norm < 0 || (t.max_norm > 0 && t.max_norm < t.min_norm)) {
-        throw InputError(r.where(*inputs),
-                         "target: inputs need variance > 0 and 0 <= min_norm <= max_norm");
+      if (const std::string problem =
+              input_distribution_problem(t.variance, t.min_norm, t.max_norm);
+          !problem.empty()) {
+        throw InputError(r.where(*inputs), "target: inputs: " + problem);
       }
     }
     if (const toml::node* archs = r.get("architectures")) {
@@ -287,6 +289,21 @@ std::vector<TargetSpec> parse_targets(std::string_view text, const fs::path& fil
     out.push_back(std::move(t));
   }
   return out;
+}
+
+std::string input_distribution_problem(double variance, double min_norm, double max_norm) {
+  const auto text = [](double x) {
+    std::ostringstream out;
+    out << x;  // as %g: -1, 1e-320, inf, nan
+    return out.str();
+  };
+  if (!(variance >= 1e-6 && variance <= 1e6))
+    return "variance must be between 1e-06 and 1e+06 (got " + text(variance) + ")";
+  if (!(min_norm >= 0 && std::isfinite(min_norm)))
+    return "min_norm must be finite and >= 0 (got " + text(min_norm) + ")";
+  if (!(max_norm == 0 || (max_norm >= min_norm && std::isfinite(max_norm))))
+    return "max_norm must be 0 (no clamp) or finite and >= min_norm (got " + text(max_norm) + ")";
+  return "";
 }
 
 std::vector<std::string> unset_integers(const TargetSpec& target) {

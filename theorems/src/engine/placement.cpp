@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 
 namespace infoflow::theorems::detail {
 
@@ -45,14 +46,17 @@ class Searcher {
   PlacementResult run() {
     PlacementResult out;
     const std::size_t groups = p_.ranked.size();
-    // Each k-th largest is either its chain of masked retrievals or one Theorem 2 retrieval.
-    for (unsigned variant = 0; variant < (1u << groups) && !done_; ++variant) {
+    // Each k-th largest is either its chain of masked retrievals or one Theorem 2 retrieval:
+    // 2^groups variants, each a node of the budget (past it no variant would search).
+    const std::uint64_t variants = groups < 64 ? std::uint64_t{1} << groups : ~std::uint64_t{0};
+    for (std::uint64_t variant = 0; variant < variants && !done_ && ++nodes_ <= kNodeBudget;
+         ++variant) {
       present_.assign(p_.quantities.size(), true);
       std::fill(current_.theorem2.begin(), current_.theorem2.end(), false);
       needs_ = {};
       for (const Quantity& q : p_.quantities) needs_.push_back(q.needs);
       for (std::size_t g = 0; g < groups; ++g) {
-        if ((variant & (1u << g)) == 0) continue;
+        if (g >= 64 || ((variant >> g) & 1u) == 0) continue;
         const Ranked& r = p_.ranked[g];
         std::vector<int> merged;
         for (const int step : r.steps) {
@@ -69,6 +73,7 @@ class Searcher {
         merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
         needs_[last] = merged;
       }
+      if (first_efficient_ && !can_be_efficient()) continue;
       dfs(0);
     }
     out.truncated = nodes_ > kNodeBudget;
@@ -126,6 +131,20 @@ class Searcher {
         if (done_) return;
       }
     }
+  }
+
+  /// Whether every quantity of this variant has an action whose price does not grow with T in
+  /// some layer: a cost is the costliest action's, so a variant with none cannot be efficient
+  /// (a k-th retrieval in one layer, Theorem 2, is exponential in T wherever it goes).
+  bool can_be_efficient() const {
+    for (std::size_t q = 0; q < p_.quantities.size(); ++q) {
+      if (!present_[q]) continue;
+      bool flat = false;
+      for (long l = 1; l <= layers_ && !flat; ++l)
+        flat = std::abs(action_price(q, Slot{l, false}).slope) <= kTolerance;
+      if (!flat) return false;
+    }
+    return true;
   }
 
   bool allowed(std::size_t i, const Quantity& q, const Slot& s) const {

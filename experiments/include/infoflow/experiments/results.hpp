@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,11 @@
 #include "infoflow/numeric/train.hpp"
 
 namespace infoflow::experiments {
+
+/// The fields of a record that tell how a run was made, not what it found: `seconds` (the time
+/// it took) and `resumed_from` (the step it resumed from a checkpoint, 0 for a fresh run). Two
+/// records of one run may differ in them; every other field is a result, or in the run's key.
+inline const std::set<std::string> kBookkeeping{"seconds", "resumed_from"};
 
 /// A finished run as stored: its labels, status and figures.
 struct RunRecord {
@@ -38,8 +44,10 @@ struct RunRecord {
 
 /// The JSON-lines results file of a sweep. Each line is one run, written by one write() on an
 /// O_APPEND descriptor and flushed to disk, so a crash leaves whole lines; a line that does not
-/// parse (torn or edited) is reported and skipped. A failed append is cut back to the last whole
-/// record and throws InputError with the system's reason.
+/// parse (torn or edited), is nested deeper than limits::kNesting, or lacks a field or holds one
+/// of the wrong type or range (a text for a figure, a negative count) is reported and skipped.
+/// A failed append is cut back to the last whole record and throws InputError with the
+/// system's reason.
 class ResultStore {
  public:
   explicit ResultStore(std::filesystem::path file);
@@ -52,8 +60,10 @@ class ResultStore {
   std::filesystem::path file_;
 };
 
-/// Joins results files: every key once, corrupt lines reported and skipped. Throws InputError,
-/// writing nothing, when one key holds different results in two places (both are shown).
+/// Joins results files: every key once, corrupt lines (as ResultStore::read finds them)
+/// reported and skipped. Throws InputError, writing nothing, when one key holds different
+/// results in two places (both are shown; bookkeeping may differ), or when a sweep holds the
+/// output's lock (the sweep's own, sweep.hpp).
 std::vector<std::string> merge_results(const std::vector<std::filesystem::path>& inputs,
                                        const std::filesystem::path& output);
 

@@ -96,6 +96,12 @@ std::vector<std::string> unset_integers(const TargetSpec& target);
 /// and `conditions_wanted` is false (an output form without conditions).
 std::string unset_integer_for_conditions(const TargetSpec& target, bool conditions_wanted);
 
+/// Why inputs drawn from N(0, variance I_d), each token's norm clamped to [min_norm, max_norm]
+/// (max_norm 0: no clamp), cannot be used, or "" if they can: a target file's and an experiment
+/// spec's `inputs` are checked by this. The variance lies within 1e-6 and 1e6, so that a target's
+/// values, products of a few inputs, and their variance stay far from underflow and overflow.
+std::string input_distribution_problem(double variance, double min_norm, double max_norm);
+
 /// "2,2" -> {2, 2}; throws InputError naming `where` on anything but positive integers.
 std::vector<long> parse_heads(const std::string& text, const SourceLocation& where = {});
 
