@@ -251,7 +251,9 @@ BOOST_AUTO_TEST_CASE(derive_gives_rate_verdict_and_smallest_architecture) {
       contains(r.out, "comparison order beta' = 2, dimension beta_1 = 1, comparison number = T^2"));
   BOOST_TEST(contains(r.out, "M = O(eps^(1 - T/4)) (in d, E, n: O(eps^(1 - T*d/E))): exponential in T"));
   BOOST_TEST(
-      contains(r.out, "smallest efficient architecture (of 4680 with L <= 4, h <= 8): L=2 h=(1,1)"));
+      contains(r.out, "smallest efficient architecture (of 4680 with L <= 4, h <= 8; smallest: "
+                      "fewest heads in the widest layer, then fewest layers, then fewest heads in "
+                      "all): L=2 h=(1,1)"));
   BOOST_TEST(!contains(r.out, "--head-dim"));  // one head a layer: n = E either way
   // The search holds n fixed; where the smallest has a layer of several heads, train's default
   // n = E/h would build another network.
