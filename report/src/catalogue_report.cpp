@@ -139,10 +139,13 @@ std::string table_latex(const LatexTable& t, const LatexOptions& options) {
         fraction);
   }
   const std::string header = "\\toprule\n" + t.header + " \\\\\n\\midrule\n";
+  const std::string caption =
+      t.legend.empty() ? "\\caption{" + t.caption + "}"
+                       : "\\caption[" + t.caption + "]{" + t.caption + " " + t.legend + "}";
   std::string out = t.comment + "\n";
   if (options.columns != 2) {
-    out += "{\\small\n\\begin{longtable}{" + columns + "}\n\\caption{" + t.caption + "}\\label{" +
-           t.label + "}\\\\\n" + header + "\\endfirsthead\n" + header + "\\endhead\n";
+    out += "{\\small\n\\begin{longtable}{" + columns + "}\n" + caption + "\\label{" + t.label +
+           "}\\\\\n" + header + "\\endfirsthead\n" + header + "\\endhead\n";
     for (const std::string& row : t.rows) out += row + " \\\\\n";
     return out + "\\bottomrule\n\\end{longtable}\n}\n";
   }
@@ -151,7 +154,7 @@ std::string table_latex(const LatexTable& t, const LatexOptions& options) {
   const std::size_t per_float = std::max<std::size_t>(t.rows_per_float, 1);
   for (std::size_t first = 0; first == 0 || first < t.rows.size(); first += per_float) {
     out += "\\begin{table*}[tbp]\n\\small\n";
-    out += first == 0 ? "\\caption{" + t.caption + "}\\label{" + t.label + "}\n"
+    out += first == 0 ? caption + "\\label{" + t.label + "}\n"
                       : "\\noindent Table~\\ref{" + t.label + "}, continued.\\par\\smallskip\n";
     out += "\\begin{tabular}{" + columns + "}\n" + header;
     for (std::size_t i = first; i < std::min(first + per_float, t.rows.size()); ++i)
@@ -303,8 +306,8 @@ class ShortNames {
     std::string list;
     for (const Tag& t : tags_)
       list += fmt::format("{}({}) {}", list.empty() ? "" : "; ", t.number, latex_identifier(t.id));
-    return "\\par\\noindent{\\small A superscript $(N)$ marks a symbol of entry~$N$ of the "
-           "catalogue alone (each entry's unknown constants are its own): " + list + ".}\\par\n";
+    return "A superscript $(N)$ marks a symbol of entry~$N$ of the catalogue alone (each entry's "
+           "unknown constants are its own): " + list + ".";
   }
 
  private:
@@ -382,6 +385,7 @@ std::string findings_table_latex(const CheckReport& report, const Catalogue& cat
   t.widths = {0.14, 0.24, 0.32, 0.30};
   t.caption = "Consistency check of the catalogue of approximation bounds: each finding "
               "with the regime where it holds and points that witness it.";
+  t.legend = names.legend_latex();
   t.label = options.label("tab", "infoflow-findings");
   t.header = "Finding & Entries & Condition & Witnesses";
   t.rows_per_float = 6;
@@ -425,7 +429,7 @@ std::string findings_table_latex(const CheckReport& report, const Catalogue& cat
                                  latex_escape(theorems::to_text(f.kind)), certified, entries,
                                  condition, witnesses));
   }
-  return table_latex(t, options) + names.legend_latex();
+  return table_latex(t, options);
 }
 
 std::string bibliography_latex(const std::string& body, const Catalogue& catalogue) {

@@ -91,7 +91,9 @@ std::string derivation_text(const Derivation& d) {
   }
   const std::string space = fmt::format("L <= {}, h <= {}", d.search.max_layers, d.search.max_heads);
   if (d.search.smallest) {
-    out += fmt::format("  smallest efficient architecture (of {} with {}): {}\n",
+    // "Smallest" is one order everywhere (Search::smallest): (1,1) comes before (2).
+    out += fmt::format("  smallest efficient architecture (of {} with {}; smallest: fewest heads in "
+                       "the widest layer, then fewest layers, then fewest heads in all): {}\n",
                        d.search.architectures, space, architecture_line(t, *d.search.smallest));
     // The search holds n fixed; train's default is E/h a layer, another network where h > 1.
     const theorems::Architecture& a = d.search.smallest->architecture;

@@ -53,6 +53,7 @@ struct LatexTable {
   std::string comment;  ///< the first line, "% infoflow table ... (needs: ...)"
   std::vector<double> widths;
   std::string caption;
+  std::string legend;  ///< read with the caption, left out of a list of tables
   std::string label;
   std::string header;             ///< "A & B & C", no row end
   std::vector<std::string> rows;  ///< likewise
