@@ -43,12 +43,19 @@ std::string set_text(const std::vector<std::string>& parts) {
 
 std::string rate_text(const theorems::Target& t, const theorems::Plan& p) {
   if (!p.priced()) return "no rate";
-  const GiNaC::exmap at_T = T_as_set(t);
-  std::string out = p.rate().substituted(at_T).print(Landau::kBigO);
-  const std::string general = p.general_rate().substituted(at_T).print(Landau::kBigO);
-  if (general != out) out += " (in d, E, n: " + general + ")";
+  // The rate at the target's T first, where it sets one; in T beside it (the verdict's growth).
+  const std::string in_T = p.rate().print(Landau::kBigO);
+  const std::string at_T = p.rate().substituted(T_as_set(t)).print(Landau::kBigO);
+  std::string out = in_T;
+  std::string beside;
+  if (at_T != in_T) {
+    out = fmt::format("{} at T = {}", at_T, t.bindings.find("T")->second);
+    beside = "in T: " + in_T;
+  }
+  const std::string general = p.general_rate().print(Landau::kBigO);
+  if (general != in_T) beside += (beside.empty() ? "" : "; ") + ("in d, E, n: " + general);
+  if (!beside.empty()) out += " (" + beside + ")";
   if (!p.general_condition.empty()) out += " (while " + p.general_condition + ")";
-  if (!at_T.empty()) out += fmt::format(" at T = {}", t.bindings.find("T")->second);
   return out;
 }
 
@@ -157,8 +164,11 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
       rate = fmt::format("$L = {}$, $h = {}$:", d.plan->architecture.layers(),
                          d.plan->architecture.heads_text());
       if (d.plan->priced()) {
-        rate += "\\newline $M = " +
-                d.plan->rate().substituted(at_T).print(Landau::kBigO, Format::kLatex) + "$";
+        const std::string in_T = d.plan->rate().print(Landau::kBigO, Format::kLatex);
+        const std::string at = d.plan->rate().substituted(at_T).print(Landau::kBigO, Format::kLatex);
+        rate += "\\newline $M = " + at + "$";
+        if (at != in_T)
+          rate += fmt::format(" at $T = {}$,\\newline in $T$: ${}$", t.bindings.find("T")->second, in_T);
       }
       rate += "\\newline (" + latex_escape(theorems::to_text(d.plan->verdict)) + ")";
     }
