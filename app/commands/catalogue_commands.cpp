@@ -12,6 +12,33 @@
 #include "commands/commands.hpp"
 
 namespace infoflow::app {
+
+void LatexArguments::add_to(CLI::App* cmd) {
+  cmd->add_flag("--standalone", standalone,
+                "with LaTeX: a complete document (its bibliography from the catalogue's papers)");
+  cmd->add_option("--label-prefix", options.label_prefix,
+                  "with LaTeX: put P: before every label, e.g. P:entry:ID (default: labels that "
+                  "differ by content)");
+  cmd->add_option("--columns", options.columns,
+                  "with LaTeX: 1 (longtable) or 2 (table* floats, for a two-column paper)")
+      ->check(CLI::IsMember({1, 2}))
+      ->capture_default_str();
+}
+
+void LatexArguments::check(bool latex) const {
+  if (!latex) {
+    if (standalone) throw InputError("--standalone needs --format latex");
+    if (!options.label_prefix.empty()) throw InputError("--label-prefix needs --format latex");
+    if (options.columns != 1) throw InputError("--columns needs --format latex");
+  }
+  if (!options.label_prefix.empty()) report::check_label_prefix(options.label_prefix);
+}
+
+std::string LatexArguments::finish(const std::string& body,
+                                   const theorems::Catalogue& catalogue) const {
+  return standalone ? report::latex_document(body, catalogue, options) : body;
+}
+
 void add_symbols(CLI::App& app, Context&) {
   CLI::App* cmd = app.add_subcommand("symbols", "the symbols formulas may use, with their domains");
   cmd->callback([] {
@@ -56,21 +83,21 @@ void add_show(CLI::App& app, Context& ctx) {
   auto id = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
-  auto standalone = std::make_shared<bool>(false);
+  auto latex = std::make_shared<LatexArguments>();
   cmd->add_option("id", *id, "entry id (see `infoflow list`)")->required();
   add_format_option(cmd, *format, {"text", "latex", "json"});
   add_output_option(cmd, *output);
-  cmd->add_flag("--standalone", *standalone, "with --format latex: a complete LaTeX document");
-  cmd->callback([&ctx, id, format, output, standalone] {
+  latex->add_to(cmd);
+  cmd->callback([&ctx, id, format, output, latex] {
+    latex->check(*format == "latex");
     const theorems::Catalogue catalogue = ctx.load();
     const theorems::Entry* entry = catalogue.find(*id);
     if (entry == nullptr) throw InputError("no entry '" + *id + "' (see `infoflow list`)");
-    if (*standalone && *format != "latex") throw InputError("--standalone needs --format latex");
     if (*format == "json") {
       emit(report::to_json(*entry).dump(2) + "\n", *output);
     } else if (*format == "latex") {
-      const std::string body = report::entry_latex(*entry, catalogue);
-      emit(*standalone ? report::latex_document(body, catalogue) : body, *output);
+      emit(latex->finish(report::entry_latex(*entry, catalogue, latex->options), catalogue),
+           *output);
     } else {
       emit(report::entry_text(*entry, catalogue), *output);
     }
@@ -82,18 +109,19 @@ void add_table(CLI::App& app, Context& ctx) {
       app.add_subcommand("table", "booktabs LaTeX tables of the catalogue and of the check");
   auto what = std::make_shared<std::string>("catalogue");
   auto output = std::make_shared<std::string>();
-  auto standalone = std::make_shared<bool>(false);
+  auto latex = std::make_shared<LatexArguments>();
   cmd->add_option("--of", *what, "catalogue, findings or both")
       ->check(CLI::IsMember({"catalogue", "findings", "both"}));
   add_output_option(cmd, *output);
-  cmd->add_flag("--standalone", *standalone,
-                "a complete LaTeX document (its bibliography from the catalogue's papers)");
-  cmd->callback([&ctx, what, output, standalone] {
+  latex->add_to(cmd);
+  cmd->callback([&ctx, what, output, latex] {
+    latex->check(true);
     const theorems::Catalogue catalogue = ctx.load();
     std::string body;
-    if (*what != "findings") body += report::catalogue_table_latex(catalogue);
-    if (*what != "catalogue") body += report::findings_table_latex(theorems::check(catalogue), catalogue);
-    emit(*standalone ? report::latex_document(body, catalogue) : body, *output);
+    if (*what != "findings") body += report::catalogue_table_latex(catalogue, latex->options);
+    if (*what != "catalogue")
+      body += report::findings_table_latex(theorems::check(catalogue), catalogue, latex->options);
+    emit(latex->finish(body, catalogue), *output);
   });
 }
 
@@ -112,7 +140,10 @@ void add_check(CLI::App& app, Context& ctx) {
                   "architectures join the catalogue (repeatable)");
   auto certify = std::make_shared<CertifyFlags>();
   certify->add_to(*cmd);
-  cmd->callback([&ctx, format, output, timeout, target_files, certify] {
+  auto latex = std::make_shared<LatexArguments>();
+  latex->add_to(cmd);
+  cmd->callback([&ctx, format, output, timeout, target_files, certify, latex] {
+    latex->check(*format == "latex");
     theorems::Catalogue catalogue = ctx.load();
     theorems::add_derived_bounds(catalogue, *target_files);
     theorems::CheckOptions options;
@@ -131,9 +162,10 @@ void add_check(CLI::App& app, Context& ctx) {
       if (certificates) j["certificates"] = certificates->brief();
       emit(j.dump(2) + "\n", *output);
     } else if (*format == "latex") {
-      emit(report::findings_table_latex(result, catalogue), *output);
+      emit(latex->finish(report::findings_table_latex(result, catalogue, latex->options), catalogue),
+           *output);
     } else {
-      emit(report::findings_text(result) +
+      emit(report::findings_text(result, catalogue) +
                (certificates ? certificate_text(*certificates) : std::string()),
            *output);
     }

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/theorems/catalogue.hpp"
 
 namespace infoflow::app {
@@ -37,6 +38,20 @@ void add_format_option(CLI::App* cmd, std::string& format, const std::vector<std
 
 /// `-o,--output FILE`: where the output goes (atomically) instead of standard output.
 void add_output_option(CLI::App* cmd, std::string& output);
+
+/// --standalone, --label-prefix P and --columns 1|2: the options of every LaTeX output.
+struct LatexArguments {
+  report::LatexOptions options;
+  bool standalone = false;
+
+  void add_to(CLI::App* cmd);
+  /// Throws InputError when they are given for another form than LaTeX (`latex` false), or the
+  /// prefix cannot be part of a label.
+  void check(bool latex) const;
+  /// The body as asked: as it is, or a complete document (two-column with --columns 2).
+  [[nodiscard]] std::string finish(const std::string& body,
+                                   const theorems::Catalogue& catalogue) const;
+};
 
 void add_symbols(CLI::App& app, Context& ctx);
 void add_list(CLI::App& app, Context& ctx);

@@ -26,10 +26,10 @@ void add_derive(CLI::App& app, Context& ctx) {
   // toml: the derived bounds as a catalogue file, for --add.
   add_format_option(cmd, *format, {"text", "latex", "json", "toml"});
   add_output_option(cmd, *output);
-  auto standalone = std::make_shared<bool>(false);
-  cmd->add_flag("--standalone", *standalone, "with --format latex: a complete LaTeX document");
-  cmd->callback([&ctx, t, arch, format, output, standalone] {
-    if (*standalone && *format != "latex") throw InputError("--standalone needs --format latex");
+  auto latex = std::make_shared<LatexArguments>();
+  latex->add_to(cmd);
+  cmd->callback([&ctx, t, arch, format, output, latex] {
+    latex->check(*format == "latex");
     const std::vector<targets::TargetSpec> specs = t->resolve(false);
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
@@ -65,8 +65,8 @@ void add_derive(CLI::App& app, Context& ctx) {
       for (const report::Derivation& d : ds) j.push_back(report::to_json(d));
       emit((ds.size() == 1 ? j[0] : j).dump(2) + "\n", *output);
     } else if (*format == "latex") {
-      const std::string body = report::derivations_latex(ds, catalogue);
-      emit(*standalone ? report::latex_document(body, catalogue) : body, *output);
+      emit(latex->finish(report::derivations_latex(ds, catalogue, latex->options), catalogue),
+           *output);
     } else {
       std::string out;
       for (const report::Derivation& d : ds) out += report::derivation_text(d);

@@ -12,7 +12,9 @@
 namespace infoflow::app {
 
 void add_target_options(CLI::App* cmd, TargetArguments& a) {
-  cmd->add_option("--name", a.name, "which target of the file (default: every one)");
+  cmd->add_option("--name", a.name,
+                  "which target of the file (default: every one); for a formula, its name "
+                  "(default: formula)");
   cmd->add_option("--set", a.sets,
                   "a value of the formula's integers, e.g. --set D=3 (repeatable)");
   cmd->add_option("--d", a.token_dim, "token dimension (default: the target's, 4 for a formula)")
@@ -48,6 +50,7 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
       !positional.empty() &&
       numeric::parse_positional_encoding(positional) != numeric::PositionalEncoding::kNone;
   std::vector<targets::TargetSpec> specs;
+  bool named_formula = false;  // --name named the formula, rather than picked a file's target
   std::error_code ignored;  // an unreadable or overlong name is simply not a file here
   if ((file_only || could_be_file_name(source)) &&
       std::filesystem::is_regular_file(source, ignored)) {
@@ -70,12 +73,19 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
                                : "no such target file");
     }
     targets::TargetSpec t;
-    t.name = "formula";
+    // A formula's name: --name, as a file's target would be named (labels, tables, reports).
+    if (!name.empty() &&
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+            std::string::npos) {
+      throw InputError("--name '" + name + "': a target name may use letters, digits and '_' only");
+    }
+    t.name = name.empty() ? "formula" : name;
+    named_formula = true;
     t.formula = targets::Formula::parse(source, SourceLocation{"formula", 1, 1});
     t.positional = t.formula.reads_positions();
     specs.push_back(std::move(t));
   }
-  if (!name.empty()) {
+  if (!name.empty() && !named_formula) {
     std::erase_if(specs, [&](const targets::TargetSpec& t) { return t.name != name; });
     if (specs.empty()) throw InputError("no target named '" + name + "' in " + source);
   }

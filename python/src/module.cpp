@@ -279,7 +279,7 @@ py::object check(const std::string& directory, const std::vector<std::string>& a
     py::gil_scoped_release release;
     result = theorems::check(catalogue, options);
   }
-  if (format == "text") return py::str(report::findings_text(result));
+  if (format == "text") return py::str(report::findings_text(result, catalogue));
   if (format == "latex") return py::str(report::findings_table_latex(result, catalogue));
   if (format == "json") return py::str(report::to_json(result).dump(2) + "\n");
   py::object out = to_py(report::to_json(result));

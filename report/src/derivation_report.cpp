@@ -9,6 +9,7 @@
 
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/symbolic/canonical.hpp"
+#include "infoflow/symbolic/symbols.hpp"
 
 namespace infoflow::report {
 
@@ -16,6 +17,18 @@ namespace {
 
 using symbolic::Format;
 using symbolic::Landau;
+
+/// The name a formula given on the command line gets without --name.
+constexpr const char* kUnnamed = "formula";
+
+/// T at its value where the target sets one: the engine keeps T symbolic (a verdict is about
+/// growth in T), the printed rate is the one at that T.
+GiNaC::exmap T_as_set(const theorems::Target& t) {
+  GiNaC::exmap map;
+  if (const auto it = t.bindings.find("T"); it != t.bindings.end())
+    map[symbolic::SymbolRegistry::standard().seq_len()] = it->second;
+  return map;
+}
 
 std::string set_text(const std::vector<std::string>& parts) {
   if (parts.empty()) return "{}";
@@ -28,17 +41,27 @@ std::string set_text(const std::vector<std::string>& parts) {
   return out;
 }
 
-std::string rate_text(const theorems::Plan& p) {
+std::string rate_text(const theorems::Target& t, const theorems::Plan& p) {
   if (!p.priced()) return "no rate";
-  std::string out = p.rate().print(Landau::kBigO);
+  // The rate at the target's T first, where it sets one; in T beside it (the verdict's growth).
+  const std::string in_T = p.rate().print(Landau::kBigO);
+  const std::string at_T = p.rate().substituted(T_as_set(t)).print(Landau::kBigO);
+  std::string out = in_T;
+  std::string beside;
+  if (at_T != in_T) {
+    out = fmt::format("{} at T = {}", at_T, t.bindings.find("T")->second);
+    beside = "in T: " + in_T;
+  }
   const std::string general = p.general_rate().print(Landau::kBigO);
-  if (general != out) out += " (in d, E, n: " + general + ")";
+  if (general != in_T) beside += (beside.empty() ? "" : "; ") + ("in d, E, n: " + general);
+  if (!beside.empty()) out += " (" + beside + ")";
   if (!p.general_condition.empty()) out += " (while " + p.general_condition + ")";
   return out;
 }
 
-std::string architecture_line(const theorems::Plan& p) {
-  return fmt::format("{}: {} {}", p.architecture.text(), rate_text(p), theorems::to_text(p.verdict));
+std::string architecture_line(const theorems::Target& t, const theorems::Plan& p) {
+  return fmt::format("{}: {} {}", p.architecture.text(), rate_text(t, p),
+                     theorems::to_text(p.verdict));
 }
 
 std::string comparisons_text(const theorems::Program& program) {
@@ -58,7 +81,7 @@ std::string derivation_text(const Derivation& d) {
   std::string out = fmt::format("target {}: {}\n", t.name, targets::to_text(t.formula.root()));
   out += fmt::format("  comparison order beta' = {}, dimension beta_1 = {}, comparison number = {}\n",
                      program.order, program.dimension(),
-                     symbolic::canonical(program.comparison_number));
+                     symbolic::canonical(program.comparison_number.subs(T_as_set(t))));
   out += comparisons_text(program);
   for (const std::string& c : program.constants) out += "    constant: " + c + "\n";
   if (program.outside) out += "  outside the framework: " + *program.outside + "\n";
@@ -68,15 +91,17 @@ std::string derivation_text(const Derivation& d) {
     out += "  reads positions, though permuting the tokens leaves its value unchanged (terms that "
            "vanish or cancel, not simplified): undecided without a positional encoding\n";
   if (d.plan) {
-    out += fmt::format("  on {}\n    M = {}: {}\n", d.plan->architecture.text(), rate_text(*d.plan),
+    out += fmt::format("  on {}\n    M = {}: {}\n", d.plan->architecture.text(), rate_text(t, *d.plan),
                        theorems::to_text(d.plan->verdict));
     if (d.plan->priced()) out += "    dominant: " + d.plan->dominant + "\n";
     if (!d.plan->reason.empty()) out += "    because " + d.plan->reason + "\n";
   }
   const std::string space = fmt::format("L <= {}, h <= {}", d.search.max_layers, d.search.max_heads);
   if (d.search.smallest) {
-    out += fmt::format("  smallest efficient architecture (of {} with {}): {}\n",
-                       d.search.architectures, space, architecture_line(*d.search.smallest));
+    // "Smallest" is one order everywhere (Search::smallest): (1,1) comes before (2).
+    out += fmt::format("  smallest efficient architecture (of {} with {}; smallest: fewest heads in "
+                       "the widest layer, then fewest layers, then fewest heads in all): {}\n",
+                       d.search.architectures, space, architecture_line(t, *d.search.smallest));
     // The search holds n fixed; train's default is E/h a layer, another network where h > 1.
     const theorems::Architecture& a = d.search.smallest->architecture;
     const bool other_default = std::any_of(a.heads.begin(), a.heads.end(), [&](long h) {
@@ -95,39 +120,55 @@ std::string derivation_text(const Derivation& d) {
   return out;
 }
 
-std::string derivations_latex(const std::vector<Derivation>& ds, const theorems::Catalogue& catalogue) {
+std::string derivation_label(const Derivation& d, const LatexOptions& options) {
+  const theorems::Target& t = *d.target;
+  if (!options.label_prefix.empty()) return options.label("target", t.name);
+  // A target named by its file or --name keeps its name (and the plan's heads); a formula
+  // without a name is told apart by what it is: formula, values and architecture.
+  std::string id = t.name;
+  if (t.name == kUnnamed) {
+    std::string content = targets::to_text(t.formula.root());
+    for (const auto& [name, value] : t.bindings) content += fmt::format(";{}={}", name, value);
+    if (d.plan) content += ";" + d.plan->architecture.text();
+    id += "-" + short_hash(content);
+  } else if (d.plan) {
+    id += "-h" + fmt::format("{}", fmt::join(d.plan->architecture.heads, "-"));
+  }
+  return latex_label("target", id);
+}
+
+std::string derivations_latex(const std::vector<Derivation>& ds, const theorems::Catalogue& catalogue,
+                              const LatexOptions& options) {
   const theorems::Paper* infoflow = catalogue.find_paper("infoflow");
   const std::string cite =
       infoflow != nullptr && !infoflow->cite.empty() ? "~\\cite{" + infoflow->cite + "}" : "";
-  const auto column = [](double fraction) {
-    return fmt::format(
-        ">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {:.2f}\\linewidth-2\\tabcolsep\\relax}}",
-        fraction);
-  };
-  std::string out =
-      "% infoflow derive --format latex (needs: booktabs, longtable, array, amsmath)\n"
-      "{\\small\n\\begin{longtable}{" +
-      column(0.32) + column(0.06) + column(0.06) + column(0.12) + column(0.24) + column(0.20) +
-      "}\n";
-  out += "\\caption{Costs derived with the InfoFlow framework" + cite +
-         " under this tool's rules (information sets, one action per head and token class, "
-         "plans priced by the catalogue's bounds): comparison order $\\beta'$, comparison "
-         "dimension $\\beta_1$, comparison number, the parameter count $M$ of a plan and the "
-         "smallest efficient architecture ($L$ layers, $h$ heads per layer).}"
-         "\\label{tab:derivations}\\\\\n\\toprule\n";
-  const std::string header =
-      "Target & $\\beta'$ & $\\beta_1$ & Compared tuples & Plan: $M$ & Smallest efficient "
-      "\\\\\n\\midrule\n";
-  out += header + "\\endfirsthead\n\\toprule\n" + header + "\\endhead\n";
+  LatexTable table;
+  table.comment = "% infoflow derive --format latex (needs: booktabs, longtable, array, amsmath)";
+  table.widths = {0.32, 0.06, 0.06, 0.12, 0.24, 0.20};
+  table.caption = "Costs derived with the InfoFlow framework" + cite +
+                  " under this tool's rules (information sets, one action per head and token "
+                  "class, plans priced by the catalogue's bounds): comparison order $\\beta'$, "
+                  "comparison dimension $\\beta_1$, comparison number, the parameter count $M$ of "
+                  "a plan and the smallest efficient architecture ($L$ layers, $h$ heads per "
+                  "layer; smallest: fewest heads in the widest layer, then fewest layers, then "
+                  "fewest heads in all).";
+  table.header = "Target & $\\beta'$ & $\\beta_1$ & Compared tuples & Plan: $M$ & Smallest efficient";
+  table.rows_per_float = 12;
+  std::string labels;  // the rows', which the table's label sums up
   for (const Derivation& d : ds) {
     const theorems::Target& t = *d.target;
     const theorems::Program& program = *t.program;
+    const GiNaC::exmap at_T = T_as_set(t);
     std::string rate = "---";
     if (d.plan) {
       rate = fmt::format("$L = {}$, $h = {}$:", d.plan->architecture.layers(),
                          d.plan->architecture.heads_text());
       if (d.plan->priced()) {
-        rate += "\\newline $M = " + d.plan->rate().print(Landau::kBigO, Format::kLatex) + "$";
+        const std::string in_T = d.plan->rate().print(Landau::kBigO, Format::kLatex);
+        const std::string at = d.plan->rate().substituted(at_T).print(Landau::kBigO, Format::kLatex);
+        rate += "\\newline $M = " + at + "$";
+        if (at != in_T)
+          rate += fmt::format(" at $T = {}$,\\newline in $T$: ${}$", t.bindings.find("T")->second, in_T);
       }
       rate += "\\newline (" + latex_escape(theorems::to_text(d.plan->verdict)) + ")";
     }
@@ -136,18 +177,20 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
                                         d.search.smallest->architecture.heads_text())
                           : "none";
     std::string set;
-    for (const auto& [name, value] : t.bindings) {
-      if (name == "T") continue;  // the derivation keeps T symbolic
+    for (const auto& [name, value] : t.bindings)
       set += fmt::format("{}${} = {}$", set.empty() ? "" : ", ", name, value);
-    }
-    out += fmt::format("{}\\label{{{}}}\\newline ${}${} & ${}$ & ${}$ & ${}$ & {} & {} \\\\\n",
-                       latex_identifier(t.name), latex_label("target", t.name),
-                       formula_latex(t.formula.root()), set.empty() ? "" : " (" + set + ")",
-                       program.order, program.dimension(),
-                       symbolic::canonical(program.comparison_number, Format::kLatex), rate,
-                       smallest);
+    const std::string label = derivation_label(d, options);
+    labels += label + "\n";
+    table.rows.push_back(fmt::format(
+        "{}\\label{{{}}}\\newline ${}${} & ${}$ & ${}$ & ${}$ & {} & {}", latex_identifier(t.name),
+        label, formula_latex(t.formula.root()), set.empty() ? "" : " (" + set + ")", program.order,
+        program.dimension(),
+        symbolic::canonical(program.comparison_number.subs(at_T), Format::kLatex), rate,
+        smallest));
   }
-  return out + "\\bottomrule\n\\end{longtable}\n}\n";
+  table.label = options.label_prefix.empty() ? latex_label("tab", "derivations-" + short_hash(labels))
+                                             : options.label("tab", "derivations");
+  return table_latex(table, options);
 }
 
 std::string derived_catalogue_toml(const theorems::Engine& engine, const std::vector<Derivation>& ds) {
@@ -350,8 +393,11 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
     return out + fmt::format("{}: {}\n", theorems::to_text(p.verdict), p.reason);
   }
   for (const theorems::Quantity& q : program.quantities) out += "  quantity " + q.what + "\n";
-  out += fmt::format("  layer 0: I(t) = {}  I(T+1) = {{}}\n", set_text(p.sets[0].token));
+  // Each layer under its own heading: what its heads and FFNs do, then what the tokens and the
+  // readout know after it.
+  out += fmt::format("  before layer 1: I(t) = {}  I(T+1) = {{}}\n", set_text(p.sets[0].token));
   for (long l = 1; l <= p.architecture.layers(); ++l) {
+    out += fmt::format("  layer {}:\n", l);
     for (const theorems::PlanStep& s : p.steps) {
       if (s.layer != l) continue;
       out += fmt::format("    head {} at the {}: {}: {}  [eps^-({}), {}; rule {}]\n", s.head,
@@ -365,13 +411,13 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
                          symbolic::canonical(d.exponent), d.entry);
     }
     const theorems::LayerSets& s = p.sets[static_cast<std::size_t>(l)];
-    out += fmt::format("  layer {}: I(t) = {} (size {})  I(T+1) = {} (size {})\n", l,
+    out += fmt::format("    after layer {}: I(t) = {} (size {})  I(T+1) = {} (size {})\n", l,
                        set_text(s.token), s.token_size, set_text(s.readout),
                        symbolic::canonical(s.readout_size));
   }
   if (!p.reason.empty()) out += "  because " + p.reason + "\n";
   if (p.truncated) out += "  (the placement search hit its node budget: the best plan found is shown)\n";
-  out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n", rate_text(p),
+  out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n", rate_text(t, p),
                      theorems::to_text(p.verdict), p.dominant,
                      p.entries.empty() ? "none" : fmt::format("{}", fmt::join(p.entries, ", ")));
   return out;

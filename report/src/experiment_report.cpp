@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/atomic_file.hpp"
+#include "infoflow/numeric/fit.hpp"
 #include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/report/verification_text.hpp"
 #include "infoflow/symbolic/rate.hpp"
@@ -66,6 +67,12 @@ std::string figure_document(const std::string& name, double width, double height
          "\\pagestyle{empty}\n"
          "\\begin{document}\n\\centering\n\\input{fig_" +
          name + ".tex}\n\\end{document}\n";
+}
+
+/// The text ended by a full stop, unless it ends a sentence already.
+std::string sentence(const std::string& text) {
+  if (text.empty() || text.back() == '.' || text.back() == '!' || text.back() == '?') return text;
+  return text + ".";
 }
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
@@ -172,7 +179,93 @@ std::string prose_latex(const std::string& text) {
   return out;
 }
 
+namespace {
+
+/// Whether an experiment's series have no axis to spread over (a heads_phase without a group:
+/// every configuration would sit at one x). Its figure is then one point per architecture.
+bool without_x_axis(const ExperimentResult& r) {
+  if (r.series.empty() || r.rows.empty()) return false;
+  const double x0 = r.series.front().x.empty() ? 0.0 : r.series.front().x.front();
+  return std::ranges::all_of(r.series, [&](const Series& s) {
+    return std::ranges::all_of(s.x, [&](double x) { return x == x0; });
+  });
+}
+
+/// One labelled point per architecture (median, bars min and max over the seeds; the runs
+/// that count are those the claims count: finished, not diverged), filled where the engine
+/// calls the architecture efficient and open where not; a colour per group (each T, say).
+std::string architectures_pgfplots(const ExperimentResult& r) {
+  struct Point {
+    std::vector<double> nmse;
+    bool efficient = false;
+  };
+  std::vector<std::string> archs;   // in the spec's order
+  std::vector<std::string> groups;  // likewise
+  std::map<std::pair<std::string, std::string>, Point> points;
+  for (const RunRow& row : r.rows) {
+    std::map<std::string, std::string> group = row.labels;
+    for (const char* arm : {"heads", "heads_pattern", "L", "seed"}) group.erase(arm);
+    const std::string g = labels_text(group);
+    const std::string arch = row.labels.count("heads") ? row.labels.at("heads") : "?";
+    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+    Point& p = points[{g, arch}];
+    p.efficient = row.predicted_verdict == theorems::to_text(theorems::Verdict::kEfficient);
+    const bool counted = row.status && *row.status != numeric::RunStatus::kDiverged &&
+                         std::isfinite(row.best_nmse) && row.best_nmse > 0;
+    if (counted) p.nmse.push_back(row.best_nmse);
+  }
+  std::string ticks;
+  std::string names;
+  for (std::size_t i = 0; i < archs.size(); ++i) {
+    ticks += fmt::format("{}{}", i == 0 ? "" : ",", i);
+    names += (i == 0 ? "{" : ",{") + latex_escape(archs[i]) + "}";
+  }
+  std::string out = fmt::format(
+      "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
+      "xmin=-0.5, xmax={:.1f}, xtick={{{}}}, xticklabels={{{}}}, "
+      "xlabel={{architecture (heads per layer)}}, ylabel={{best validation NMSE}}, "
+      "legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, anchor=north, draw=none}}, "
+      "legend columns=2, grid=major, grid style={{gray!25}}]\n",
+      static_cast<double>(archs.size()) - 0.5, ticks, names);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    // Groups side by side around each tick, so that their bars do not hide one another.
+    const double shift =
+        groups.size() < 2 ? 0.0 : 0.24 * (static_cast<double>(g) / static_cast<double>(groups.size() - 1) - 0.5);
+    for (const bool efficient : {true, false}) {
+      std::string rows;
+      for (std::size_t i = 0; i < archs.size(); ++i) {
+        const auto it = points.find({groups[g], archs[i]});
+        if (it == points.end() || it->second.nmse.empty() || it->second.efficient != efficient) continue;
+        const std::vector<double>& v = it->second.nmse;
+        const double median = numeric::median_of(v);
+        rows += fmt::format("{:g} {:.6e} {:.6e} {:.6e}\n", static_cast<double>(i) + shift, median,
+                            *std::max_element(v.begin(), v.end()) - median,
+                            median - *std::min_element(v.begin(), v.end()));
+      }
+      if (rows.empty()) continue;
+      out += fmt::format(
+          "\\addplot[{}, only marks, mark={}, mark size=2.5pt, forget plot, error bars/.cd, "
+          "y dir=both, y explicit] table[x=x, y=y, y error plus=ep, y error minus=em] {{\n"
+          "x y ep em\n{}}};\n",
+          kColours[g % 8], efficient ? "*" : "o", rows);
+    }
+  }
+  // The legend from its own images: a colour per group (if several), a mark per verdict.
+  if (groups.size() > 1) {
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      out += fmt::format("\\addlegendimage{{{}, only marks, mark=square*}}\n\\addlegendentry{{{}}}\n",
+                         kColours[g % 8], latex_escape(groups[g]));
+  }
+  out += "\\addlegendimage{black, only marks, mark=*}\n\\addlegendentry{engine: efficient}\n"
+         "\\addlegendimage{black, only marks, mark=o}\n\\addlegendentry{engine: not efficient}\n";
+  return out + "\\end{axis}\n\\end{tikzpicture}\n";
+}
+
+}  // namespace
+
 std::string figure_pgfplots(const ExperimentResult& r) {
+  if (without_x_axis(r)) return architectures_pgfplots(r);
   // The legend goes under the axis, two columns: series names are long ("L = 2, heads = (1,1)").
   std::string out = fmt::format(
       "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
@@ -250,10 +343,10 @@ std::string claims_table_latex(const ExperimentResult& r) {
     out += fmt::format("{} & {} & {} ({}) & \\textbf{{{}}}: {}{} \\\\\n", prose_latex(c.group),
                        prose_latex(c.prediction), prose_latex(c.measured),
                        prose_latex(to_text(c.runs)), to_text(c.verdict),
-                       prose_latex(c.why),
+                       prose_latex(c.cross_check.empty() ? c.why : sentence(c.why)),
                        c.cross_check.empty()
                            ? ""
-                           : " \\textbf{But} " + prose_latex(c.cross_check) + ".");
+                           : " \\textbf{But} " + prose_latex(sentence(c.cross_check)));
   }
   return out + "\\bottomrule\n\\end{longtable}\n";
 }

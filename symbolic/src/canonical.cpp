@@ -188,8 +188,18 @@ std::string canonical(const ex& e, Format format) {
   const ex den = normal.denom().expand();
   std::vector<Monomial> num_terms = monomials(num);
   std::vector<Monomial> den_terms = monomials(den);
-  if (den_terms.size() == 1) {
-    // A monomial denominator: distribute it, "1 - T0*d/E".
+  // A monomial denominator is distributed where it cancels in a term, "1 - T0*d/E"; a symbolic
+  // one that cancels in none stays one fraction, "(gamma + c0 + 1)/c".
+  const auto cancels_somewhere = [&](const Monomial& d) {
+    return d.powers.empty() || num_terms.size() < 2 ||
+           std::any_of(num_terms.begin(), num_terms.end(), [&](const Monomial& m) {
+             return std::any_of(d.powers.begin(), d.powers.end(), [&](const auto& factor) {
+               const auto it = m.powers.find(factor.first);
+               return it != m.powers.end() && it->second.is_positive();
+             });
+           });
+  };
+  if (den_terms.size() == 1 && cancels_somewhere(den_terms.front())) {
     const Monomial& d = den_terms.front();
     for (Monomial& m : num_terms) {
       m.coeff /= d.coeff;
@@ -216,7 +226,9 @@ std::string canonical(const ex& e, Format format) {
   const std::string sign = flip ? "-" : "";
   if (format == Format::kLatex) return sign + "\\frac{" + top + "}{" + bottom + "}";
   const bool top_compound = num_terms.size() > 1;
-  return sign + (top_compound ? "(" + top + ")" : top) + "/(" + bottom + ")";
+  const bool bottom_compound = den_terms.size() > 1 || bottom.find('*') != std::string::npos;
+  return sign + (top_compound ? "(" + top + ")" : top) + "/" +
+         (bottom_compound ? "(" + bottom + ")" : bottom);
 }
 
 std::string canonical_relation(const ex& lhs_minus_rhs, const std::string& op, Format format) {

@@ -47,6 +47,7 @@ struct Compiled {
   bool ok = false;
   int overfull = 0;
   int undefined = 0;  ///< references and citations
+  int multiply = 0;   ///< labels defined twice
   int missing = 0;    ///< glyphs a font lacks
   std::string log;
 };
@@ -64,6 +65,7 @@ Compiled compile(const fs::path& dir, const std::string& stem) {
   };
   c.overfull = count(std::regex(R"(Overfull \\[hv]box)"));
   c.undefined = count(std::regex(R"((Reference|Citation) `[^']*' on page \d+ undefined)"));
+  c.multiply = count(std::regex(R"(Label `[^']*' multiply defined)"));
   c.missing = count(std::regex("Missing character"));
   return c;
 }
@@ -75,6 +77,7 @@ void check_clean(const fs::path& dir, const std::string& stem) {
   BOOST_TEST(c.overfull == 0, stem << ".tex: " << c.overfull << " overfull boxes, first: "
                                    << (first == std::string::npos ? "" : c.log.substr(first, 300)));
   BOOST_TEST(c.undefined == 0, stem << ".tex: undefined references or citations");
+  BOOST_TEST(c.multiply == 0, stem << ".tex: labels defined twice");
   BOOST_TEST(c.missing == 0, stem << ".tex: missing glyphs");
 }
 
@@ -92,6 +95,24 @@ void check_golden(const std::string& name, const std::string& output) {
                                              "diff)");
 }
 
+/// The first label `tex` defines whose key starts with `kind`.
+std::string label_of(const std::string& tex, const std::string& kind) {
+  std::smatch m;
+  const std::regex re("\\\\label\\{(" + kind + "[^}]*)\\}");
+  BOOST_TEST_REQUIRE(std::regex_search(tex, m, re), "no label " << kind << "... in " << tex.substr(0, 400));
+  return m[1].str();
+}
+
+/// What \ref{label} prints, from a compiled document's .aux ("\newlabel{KEY}{{7}{3}}").
+std::string ref_text(const fs::path& aux, const std::string& label) {
+  const std::string text = read(aux);
+  const std::string key = "\\newlabel{" + label + "}{{";
+  const std::size_t at = text.find(key);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + key.size();
+  return text.substr(from, text.find('}', from) - from);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(latex)
@@ -102,11 +123,13 @@ BOOST_AUTO_TEST_CASE(identifiers_are_escaped_for_text_and_math) {
   // "h = s < D" in text mode would print as an inverted exclamation mark in OT1.
   BOOST_TEST(contains(r.out, "h = s \\textless{} D"));
   BOOST_TEST(!contains(r.out, " < D]"));
-  // An id inside math (a theorem's own constant) is upright with its underscores escaped.
-  BOOST_TEST(contains(r.out, "c^{(\\mathrm{head\\_count.depth\\_conjecture})}"));
-  BOOST_TEST(!contains(r.out, "c^{(head_count"));
+  // A theorem's own constant is a short symbol, its entry's number in the catalogue table,
+  // named in the caption's legend.
+  BOOST_TEST(contains(r.out, "c^{(4)}"));
+  BOOST_TEST(!contains(r.out, "\\mathrm{head"));
+  BOOST_TEST(contains(r.out, "(4) \\texttt{head\\_\\allowbreak{}count.\\allowbreak{}depth"));
   // Labels from ids, citations with theorem numbers, the table's own label.
-  BOOST_TEST(contains(r.out, "\\label{entry:infoflow.thm2.kth-max}"));
+  BOOST_TEST(contains(r.out, "7\\infoflowlabel{7}{entry:infoflow.thm2.kth-max}"));
   BOOST_TEST(contains(r.out, "\\cite[Theorem~2]{yu2026infoflow}"));
   BOOST_TEST(contains(r.out, "\\label{tab:infoflow-catalogue}"));
   BOOST_TEST(contains(r.out, "\\label{tab:infoflow-findings}"));
@@ -151,7 +174,7 @@ BOOST_AUTO_TEST_CASE(derivations_compile_without_overfull_boxes) {
                          .code == 0);
   const std::string tex = read(t.dir() / "derive.tex");
   BOOST_TEST(contains(tex, "\\caption{Costs derived"));
-  BOOST_TEST(contains(tex, "\\label{tab:derivations}"));
+  BOOST_TEST(contains(tex, "\\label{tab:derivations-"));
   BOOST_TEST(contains(tex, "\\min_{t_{1} < t_{2} < t_{3}} \\lVert x_{t_{1}} + x_{t_{2}} + x_{t_{3}} \\rVert^{2}"));
   BOOST_TEST(!contains(tex, "2*T"));
   if (!have_pdflatex()) return;
@@ -167,7 +190,7 @@ BOOST_AUTO_TEST_CASE(every_entry_shows_as_latex_that_compiles) {
     const std::string id = e["id"].get<std::string>();
     const Run r = run("show " + id + " --format latex");
     BOOST_TEST_REQUIRE(r.code == 0);
-    BOOST_TEST(contains(r.out, "\\label{entry:"), id);
+    BOOST_TEST(contains(r.out, "}{entry:"), id);
     BOOST_TEST(contains(r.out, "\\["), id);  // the bound in display math
     body += r.out;
   }
@@ -208,6 +231,115 @@ BOOST_AUTO_TEST_CASE(a_user_extended_catalogue_compiles_too) {
   BOOST_TEST(contains(tex, "\\bibitem{me2027}"));
   if (!have_pdflatex()) return;
   check_clean(t.dir(), "mine");
+}
+
+BOOST_AUTO_TEST_CASE(outputs_combined_in_one_paper_compile_in_one_and_two_columns) {
+  // table --of both, show ID and two derive outputs in one paper at 11pt with 1in margins, each
+  // referenced: as article and as article[twocolumn] (--columns 2: table* floats), no error, no
+  // undefined or doubly defined label, no overfull box; \ref to an entry prints the table's
+  // number whether the table or show comes first.
+  const nlohmann::json list = nlohmann::json::parse(run("list --format json").out);
+  std::size_t number = 0;
+  for (std::size_t i = 0; i < list["entries"].size(); ++i) {
+    if (list["entries"][i]["id"] == "infoflow.thm2.kth_max") number = i + 1;
+  }
+  BOOST_TEST_REQUIRE(number > 0);
+  for (const int columns : {1, 2}) {
+    const TempDir t;
+    const std::string c = " --columns " + std::to_string(columns) + " -o " + t.dir().string() + "/";
+    BOOST_TEST_REQUIRE(run("table --of both" + c + "table.tex").code == 0);
+    BOOST_TEST_REQUIRE(run("show infoflow.thm2.kth_max --format latex" + c + "show.tex").code == 0);
+    BOOST_TEST_REQUIRE(run("derive 'max(s != t) dot(x[s], x[t])' --heads 1 --format latex" + c +
+                           "one.tex").code == 0);
+    BOOST_TEST_REQUIRE(run("derive 'kth(2, t) dot(a, x[t])' --heads 1,1 --format latex" + c +
+                           "two.tex").code == 0);
+    const std::string one = read(t.dir() / "one.tex");
+    const std::string two = read(t.dir() / "two.tex");
+    BOOST_TEST(contains(one, columns == 2 ? "\\begin{table*}" : "\\begin{longtable}"));
+    // Two formulas without --name: labels told apart by what they derive.
+    const std::string targets[2] = {label_of(one, "target:"), label_of(two, "target:")};
+    const std::string tables[2] = {label_of(one, "tab:derivations"), label_of(two, "tab:derivations")};
+    BOOST_TEST(targets[0] != targets[1]);
+    BOOST_TEST(tables[0] != tables[1]);
+    const std::string entry = "entry:infoflow.thm2.kth-max";
+    std::ofstream(t.dir() / "paper.tex")
+        << "\\documentclass[11pt" << (columns == 2 ? ",twocolumn" : "") << "]{article}\n"
+        << "\\usepackage[margin=1in]{geometry}\n\\usepackage{amsmath}\n\\usepackage{booktabs}\n"
+        << "\\usepackage{longtable}\n\\usepackage{array}\n\\begin{document}\n"
+        << "Entry~\\ref{" << entry << "} of Table~\\ref{tab:infoflow-catalogue}; Tables~\\ref{"
+        << tables[0] << "} and~\\ref{" << tables[1] << "} (rows \\ref{" << targets[0] << "} and \\ref{"
+        << targets[1] << "}).\n\\input{show}\n\\input{table}\n\\input{one}\n\\input{two}\n"
+        << "\\begin{thebibliography}{9}\n\\bibitem{yu2026headcount} Head count.\n"
+        << "\\bibitem{yu2026infoflow} InfoFlow.\n\\end{thebibliography}\n\\end{document}\n";
+    if (!have_pdflatex()) return;
+    check_clean(t.dir(), "paper");
+    BOOST_TEST(ref_text(t.dir() / "paper.aux", entry) == std::to_string(number), columns);
+    BOOST_TEST(!contains(read(t.dir() / "paper.log"), "Float too large"), columns);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(labels_take_a_prefix_and_a_formula_a_name) {
+  const std::string formula = "derive 'max(s != t) dot(x[s], x[t])' --heads 1 --format latex";
+  // The same derivation gives the same labels on every run: a hash of what it derives.
+  BOOST_TEST(label_of(run(formula).out, "target:") == label_of(run(formula).out, "target:"));
+  BOOST_TEST(contains(run(formula + " --name pairs").out, "\\label{target:pairs-h1}"));
+  const Run prefixed = run(formula + " --name pairs --label-prefix sec2");
+  BOOST_TEST(contains(prefixed.out, "\\label{sec2:target:pairs}"));
+  BOOST_TEST(contains(prefixed.out, "\\label{sec2:tab:derivations}"));
+  const Run table = run("table --of both --label-prefix app");
+  BOOST_TEST(contains(table.out, "{app:entry:infoflow.thm2.kth-max}"));
+  BOOST_TEST(contains(table.out, "\\label{app:tab:infoflow-catalogue}"));
+  BOOST_TEST(contains(table.out, "\\label{app:tab:infoflow-findings}"));
+  BOOST_TEST(contains(run("show infoflow.thm2.kth_max --format latex --label-prefix app").out,
+                      "{app:entry:infoflow.thm2.kth-max}"));
+  BOOST_TEST(contains(run("check --format latex --label-prefix app").out,
+                      "\\label{app:tab:infoflow-findings}"));
+  // Refused with the reason: a prefix a label cannot hold, LaTeX options without LaTeX, a
+  // formula's name a target file would refuse.
+  const Run bad = run("table --label-prefix 'a b'");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(contains(bad.out, "--label-prefix 'a b'"));
+  const Run text = run("show infoflow.thm2.kth_max --label-prefix app");
+  BOOST_TEST(text.code == 2);
+  BOOST_TEST(contains(text.out, "--label-prefix needs --format latex"));
+  BOOST_TEST(run("derive 'max(t) dot(a, x[t])' --columns 2").code == 2);
+  BOOST_TEST(run("table --columns 3").code != 0);
+  const Run name = run("derive 'max(t) dot(a, x[t])' --name 'a-b'");
+  BOOST_TEST(name.code == 2);
+  BOOST_TEST(contains(name.out, "letters, digits and '_' only"));
+  BOOST_TEST(contains(run("derive 'max(t) dot(a, x[t])' --name top").out, "target top:"));
+}
+
+BOOST_AUTO_TEST_CASE(a_users_own_result_is_printed_as_given) {
+  TempCatalogue c;
+  c.write("ours.toml",
+          "[paper]\nid = \"ours\"\ntitle = \"Notes on two-layer retrieval\"\ncite = \"me2026\"\n"
+          "year = 2026\n\n[[entry]]\nid = \"ours.prop3\"\nsource = \"Prop. 3\"\n"
+          "provenance = \"ours\"\nprovenance_label = \"Prop. 3 of our paper\"\nkind = \"upper\"\n"
+          "quantity = \"M\"\ntask = \"d_retrieval\"\ndepth = \"L == 2\"\nrate = \"eps^(-1)\"\n\n"
+          "[[entry]]\nid = \"ours.prop4\"\nsource = \"Prop. 4\"\nprovenance = \"ours\"\n"
+          "kind = \"upper\"\nquantity = \"M\"\ntask = \"d_retrieval\"\ndepth = \"L == 3\"\n"
+          "rate = \"eps^(-1)\"\n");
+  const std::string cat = "--catalogue " + c.dir().string() + " ";
+  const Run show = run(cat + "show ours.prop3 --format latex");
+  BOOST_TEST_REQUIRE(show.code == 0);
+  BOOST_TEST(contains(show.out, "upper bound (Prop. 3 of our paper)"));
+  BOOST_TEST(!contains(show.out, "predecessor"));
+  BOOST_TEST(contains(run(cat + "show ours.prop4").out, "provenance: ours"));
+  BOOST_TEST(contains(run(cat + "list").out, "Prop. 3 of our paper"));
+  const Run table = run(cat + "table --standalone");
+  BOOST_TEST(contains(table.out, "Prop. 3 of our paper, upper bound"));
+  BOOST_TEST(contains(table.out, "ours, upper bound"));
+  // The paper has no authors and no reference: its bibliography item leaves them out.
+  BOOST_TEST(contains(table.out, "\\bibitem{me2026} \\emph{Notes on two-layer retrieval}. 2026.\n"));
+  BOOST_TEST(run(cat + "list --format json").out.find("\"provenance_label\": \"Prop. 3 of our paper\"") !=
+             std::string::npos);
+  // Any other word is refused, with the words there are.
+  c.replace("ours.toml", "provenance = \"ours\"\nprovenance_label", "provenance = \"mine\"\nprovenance_label");
+  const Run refused = run(cat + "list");
+  BOOST_TEST(refused.code == 2);
+  BOOST_TEST(contains(refused.out, "ours.toml:10:"));
+  BOOST_TEST(contains(refused.out, "conjecture, ours"));
 }
 
 BOOST_AUTO_TEST_CASE(golden_catalogue_table) {

@@ -23,6 +23,18 @@ BOOST_AUTO_TEST_CASE(monomial_denominators_are_distributed) {
   BOOST_TEST(canonical(ex_of("(E - T0*d)/E"), Format::kLatex) == "1 - \\frac{T_0 d}{E}");
 }
 
+BOOST_AUTO_TEST_CASE(a_denominator_that_cancels_in_no_term_stays_one_fraction) {
+  // A threshold such as (c*T - c0 > gamma + 1 solved for T) reads as one fraction; a numeric
+  // denominator and a single term are distributed as before.
+  // (registry order: c0 before gamma; a renamed c0@ID comes after every standard symbol)
+  BOOST_TEST(canonical(ex_of("(gamma + c0 + 1)/c")) == "(c0 + gamma + 1)/c");
+  BOOST_TEST(canonical(ex_of("(gamma + c0 + 1)/c"), Format::kLatex) ==
+             "\\frac{c_0 + \\gamma + 1}{c}");
+  BOOST_TEST(canonical(ex_of("(T + 1)/(4*c)")) == "(T + 1)/(4*c)");
+  BOOST_TEST(canonical(ex_of("(T + 1)/4")) == "T/4 + 1/4");
+  BOOST_TEST(canonical(ex_of("(T + E)/E")) == "T/E + 1");
+}
+
 BOOST_AUTO_TEST_CASE(general_fractions_keep_sign_outside) {
   BOOST_TEST(canonical(ex_of("-(T-k-1)/(n+1)")) == "-(T - k - 1)/(n + 1)");
   BOOST_TEST(canonical(ex_of("-(T-k-1)/(n+1)"), Format::kLatex) ==

@@ -134,8 +134,15 @@ Entry read_entry(const toml::table& table, const fs::path& file, const std::stri
                                          {"predecessor", Provenance::kPredecessor},
                                          {"derived", Provenance::kDerived},
                                          {"formalization", Provenance::kFormalization},
-                                         {"conjecture", Provenance::kConjecture}},
+                                         {"conjecture", Provenance::kConjecture},
+                                         {"ours", Provenance::kOwn}},
                                         at, "provenance");
+  e.provenance_label = reader.string("provenance_label", false, &at).value_or("");
+  if (e.provenance_label.find_first_not_of(" \t") == std::string::npos &&
+      !e.provenance_label.empty()) {
+    throw InputError(at, "entry " + e.id + ": provenance_label is blank (leave it out to print '" +
+                             to_text(e.provenance) + "')");
+  }
   e.kind = parse_enum<Kind>(*reader.string("kind", true, &at),
                             {{"upper", Kind::kUpper}, {"lower", Kind::kLower}, {"tight", Kind::kTight}},
                             at, "kind");
@@ -177,6 +184,7 @@ std::string to_text(Provenance provenance) {
     case Provenance::kDerived: return "derived";
     case Provenance::kFormalization: return "formalization";
     case Provenance::kConjecture: return "conjecture";
+    case Provenance::kOwn: return "ours";
   }
   return {};
 }
@@ -188,6 +196,10 @@ symbolic::Landau landau_of(Kind kind) {
     case Kind::kTight: return symbolic::Landau::kTheta;
   }
   return symbolic::Landau::kBigO;
+}
+
+std::string Entry::provenance_text() const {
+  return provenance_label.empty() ? to_text(provenance) : provenance_label;
 }
 
 Domain Entry::domain() const {

@@ -360,16 +360,18 @@ class Checker {
   }
 
   /// How much stands behind an entry: a contradiction puts the one with less in doubt first (a
-  /// conjecture before a derived bound, that before a formalization, those before a theorem).
+  /// conjecture before a derived bound, that before a formalization, those before the
+  /// catalogue author's own result, which is not yet a published theorem).
   static int support(const Entry& e) {
     switch (e.provenance) {
       case Provenance::kConjecture: return 0;
       case Provenance::kDerived: return 1;
       case Provenance::kFormalization: return 2;
+      case Provenance::kOwn: return 3;
       case Provenance::kSeed:
-      case Provenance::kPredecessor: return 3;
+      case Provenance::kPredecessor: return 4;
     }
-    return 3;
+    return 4;
   }
 
   /// The fixes of a contradiction, the less supported entry's first (named, then restricted);
@@ -473,13 +475,39 @@ class Checker {
         where.latex = at_ties_latex;
       }
     }
+    // Consistent where the gap is negative, or zero with no higher log power.
+    symbolic::SatResult fine;
+    if (gap.is_zero() || log_gap.is_zero()) {
+      if (gap.is_zero()) log_terms(); else eps_terms();
+      fine = sat(overlap, decided_gap, RelOp::kLessEqual);
+    } else {
+      eps_terms();
+      fine = sat(overlap, gap, RelOp::kLess);
+      if (fine.status != Satisfiability::kSatisfiable) {
+        log_terms();
+        fine = sat(tie, log_gap, RelOp::kLessEqual);
+      }
+    }
+    f.gap = symbolic::canonical(decided_gap);
+    if (fine.status == Satisfiability::kUnsatisfiable) {
+      // No point of the overlap is consistent: say "everywhere", and why, rather than a
+      // condition that always holds ("1 > 0").
+      where.text = gap.is_zero()
+                       ? "everywhere (the same exponent of 1/eps, and a power of log(1/eps) "
+                         "higher by " + symbolic::canonical(log_gap) + ")"
+                       : "everywhere (its exponent of 1/eps is higher by " +
+                             symbolic::canonical(gap) +
+                             (exceeds_at_ties ? ", or equal and its power of log(1/eps) higher)"
+                                              : ")");
+      where.latex = "\\text{everywhere}";
+    }
     f.condition = where.text;
     f.condition_latex = where.latex;
-    f.gap = symbolic::canonical(decided_gap);
     f.summary = fmt::format(
-        "lower bound {} {} exceeds upper bound {} {} where their settings overlap ({}), wherever {}",
+        "lower bound {} {} exceeds upper bound {} {} where their settings overlap ({}), {}{}",
         lower.entry->id, rl.print(landau_of(lower.entry->kind)), upper.entry->id,
-        ru.print(landau_of(upper.entry->kind)), overlap_text, where.text);
+        ru.print(landau_of(upper.entry->kind)), overlap_text,
+        fine.status == Satisfiability::kUnsatisfiable ? "" : "wherever ", where.text);
     // A conjecture against a derivation or a theorem: where the conjecture fails.
     const auto evidence = [](const Entry& e) {
       return e.provenance == Provenance::kDerived || e.is_claim();
@@ -499,19 +527,6 @@ class Checker {
                               other->provenance == Provenance::kDerived ? "derivation" : "theorem",
                               other->id, evidence_rate.print(landau_of(other->kind)),
                               other->source, f.summary);
-    }
-    // Consistent where the gap is negative, or zero with no higher log power.
-    symbolic::SatResult fine;
-    if (gap.is_zero() || log_gap.is_zero()) {
-      if (gap.is_zero()) log_terms(); else eps_terms();
-      fine = sat(overlap, decided_gap, RelOp::kLessEqual);
-    } else {
-      eps_terms();
-      fine = sat(overlap, gap, RelOp::kLess);
-      if (fine.status != Satisfiability::kSatisfiable) {
-        log_terms();
-        fine = sat(tie, log_gap, RelOp::kLessEqual);
-      }
     }
     exponents(std::nullopt, std::nullopt);
     side(f, "lower exceeds upper", exceeds);
@@ -550,7 +565,7 @@ class Checker {
     f.condition = always ? "always" : c.faster_when.text;
     f.condition_latex = always ? "\\text{always}" : c.faster_when.latex;
     f.summary = fmt::format(
-        "separation: {} ({}) needs more than {} ({}) achieves, {}: lower {} against upper {}",
+        "{} ({}) needs more than {} ({}) achieves, {}: lower {} against upper {}",
         lower.entry->id, lower.domain.to_text(), upper.entry->id, upper.domain.to_text(),
         always ? "for every value of the parameters" : "wherever " + c.faster_when.text,
         rl.print(landau_of(lower.entry->kind)), ru.print(landau_of(upper.entry->kind)));
@@ -618,12 +633,12 @@ class Checker {
     switch (sign.sign) {
       case symbolic::Sign::kPositive:
         f.condition = "always";
-        f.summary = fmt::format("implication: {}; it implies {} {}, which is weaker by a factor {}",
+        f.summary = fmt::format("{}; it implies {} {}, which is weaker by a factor {}",
                                 restricted, narrow.entry->id, theirs, factor);
         break;
       case symbolic::Sign::kZero:
         f.condition = "always";
-        f.summary = fmt::format("implication: {}, the same rate as {} {}: the narrower entry is "
+        f.summary = fmt::format("{}, the same rate as {} {}: the narrower entry is "
                                 "implied exactly", restricted, narrow.entry->id, theirs);
         break;
       case symbolic::Sign::kNegative:
@@ -645,7 +660,7 @@ class Checker {
           f.condition_latex += "\\text{ (where it is 0, the power of } \\log(1/\\varepsilon)\\text{ decides)}";
         }
         f.summary = fmt::format(
-            "implication depends on the parameters: {}; it implies {} {} where {} >= 0 "
+            "depends on the parameters: {}; it implies {} {} where {} >= 0 "
             "(exponent gap), and {} is the stronger claim where {}", restricted,
             narrow.entry->id, theirs, f.gap, narrow.entry->id, where.text);
         break;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "infoflow/report/catalogue_report.hpp"
 #include "infoflow/theorems/engine.hpp"
 
 namespace infoflow::report {
@@ -25,10 +26,16 @@ struct Derivation {
 std::string derivation_text(const Derivation& d);
 /// A target formula typeset in LaTeX math: "\max_{s \ne t} \langle x_{s}, x_{t} \rangle".
 std::string formula_latex(const targets::Node& root);
-/// A complete booktabs longtable (caption citing the InfoFlow paper, label `tab:derivations`,
-/// each row labelled `target:<name>`): target and its formula typeset, beta', beta_1, comparison
-/// number, the plan's architecture, rate and verdict, smallest efficient architecture.
-std::string derivations_latex(const std::vector<Derivation>& ds, const theorems::Catalogue& catalogue);
+/// A complete booktabs table (caption citing the InfoFlow paper): target and its formula
+/// typeset, beta', beta_1, comparison number, the plan's architecture, rate and verdict,
+/// smallest efficient architecture. Labels differ by content: a row `target:<name>` (with
+/// `-h<heads>` of the plan asked for), an unnamed formula's `target:formula-<hash>` (hash of
+/// the formula, its values and the architecture), the table `tab:derivations-<hash of its rows>`;
+/// with a label prefix P, `P:target:<name>` and `P:tab:derivations`.
+std::string derivations_latex(const std::vector<Derivation>& ds, const theorems::Catalogue& catalogue,
+                              const LatexOptions& options = {});
+/// The label of a derivation's row (see derivations_latex).
+std::string derivation_label(const Derivation& d, const LatexOptions& options);
 nlohmann::json to_json(const Derivation& d);
 /// The compiled target: comparisons with their elimination, quantities with what they read.
 nlohmann::json to_json(const theorems::Program& program);

@@ -21,7 +21,10 @@
 namespace infoflow::theorems {
 
 enum class Kind { kUpper, kLower, kTight };
-enum class Provenance { kSeed, kPredecessor, kDerived, kFormalization, kConjecture };
+/// Where a bound comes from: stated in the papers (seed, predecessor), this tool's (derived,
+/// formalization), unproved (conjecture), or the catalogue author's own result (ours: a claim,
+/// as a theorem is, printed as the author labels it).
+enum class Provenance { kSeed, kPredecessor, kDerived, kFormalization, kConjecture, kOwn };
 
 std::string to_text(Kind kind);
 std::string to_text(Provenance provenance);
@@ -54,6 +57,9 @@ struct Entry {
   std::string paper;  ///< Paper::id
   std::string source; ///< theorem number or section
   Provenance provenance = Provenance::kSeed;
+  /// How the provenance is printed, as the author wrote it ("Prop. 3 of our paper"); empty: the
+  /// provenance's word.
+  std::string provenance_label;
   Kind kind = Kind::kUpper;
   std::string quantity;
   std::string task;
@@ -65,6 +71,8 @@ struct Entry {
   std::vector<std::string> derived_from;  ///< for provenance "derived"
   SourceLocation where;                   ///< the entry's table
 
+  /// The provenance as printed: its label, else its word.
+  [[nodiscard]] std::string provenance_text() const;
   /// Setting and hypotheses together, over the registry's shared symbols.
   [[nodiscard]] symbolic::Domain domain() const;
   [[nodiscard]] bool is_claim() const {
