@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes tests/data/torch_reference.json: the Transformer of THEORY.md section 2 in PyTorch
+"""Writes tests/data/torch_reference.json: the Transformer of docs/theory.md, section 3, in PyTorch
 (float64), for the C++ test that checks the hand-written model against it.
 
 The PyTorch model computes every position of every layer; the C++ model computes only what

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PyTorch peer of bench_train_step: the same model (THEORY.md section 2, float32), written
+"""The PyTorch peer of bench_train_step: the model of docs/theory.md, section 3 (float32), written
 as a PyTorch user would (every position of every layer computed), timed per training step:
 forward, MSE, backward, gradient clipping and AdamW (foreach). The batch is drawn once, so data
 generation is not timed. Prints one JSON line per thread count and the best.

@@ -35,8 +35,8 @@ install(FILES "${PROJECT_BINARY_DIR}/infoflowConfig.cmake"
 install(DIRECTORY theorems/catalogue/ DESTINATION "${INFOFLOW_INSTALL_CATALOGUE}"
   COMPONENT runtime FILES_MATCHING PATTERN "*.toml")
 install(DIRECTORY experiments/ DESTINATION "${CMAKE_INSTALL_DATADIR}/infoflow/experiments"
-  COMPONENT runtime FILES_MATCHING PATTERN "*.toml" PATTERN "results" EXCLUDE
-  # The library's sources share the folder; they are not data.
-  PATTERN "src" EXCLUDE PATTERN "include" EXCLUDE)
+  COMPONENT runtime FILES_MATCHING PATTERN "*.toml"
+  # Results are not data of the specifications; the library's sources share the folder.
+  PATTERN "results" EXCLUDE PATTERN "archive" EXCLUDE PATTERN "src" EXCLUDE PATTERN "include" EXCLUDE)
 install(FILES targets/targets.toml DESTINATION "${CMAKE_INSTALL_DATADIR}/infoflow"
   COMPONENT runtime)

@@ -39,7 +39,7 @@ set(INFOFLOW_HAVE_PYTHON ON)
 message(STATUS "infoflow: Python module for ${Python_EXECUTABLE} (${Python_VERSION}), "
                "pybind11 ${pybind11_VERSION}")
 # Where `cmake --install` puts the package: Debian's python3 reads /usr/lib/python3/dist-packages
-# and /usr/local/lib/python3.X/dist-packages; elsewhere, set PYTHONPATH (README).
+# and /usr/local/lib/python3.X/dist-packages; elsewhere, set PYTHONPATH (docs/installing.md).
 if(NOT INFOFLOW_INSTALL_PYTHONDIR)
   if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
     set(dir "lib/python3/dist-packages")

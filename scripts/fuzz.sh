@@ -36,7 +36,7 @@ seed() {
     catalogue) cp theorems/catalogue/*.toml "$dir/" ;;
     targets) cp targets/targets.toml "$dir/" ;;
     experiment) cp experiments/*.toml "$dir/" ;;
-    results) for f in experiments/results/*/*.jsonl experiments/results/*/*/*.jsonl; do
+    results) for f in experiments/results/*/*.jsonl experiments/archive/*/*/*.jsonl; do
                [ -f "$f" ] && head -n 2 "$f" > "$dir/$(echo "$f" | tr / _)"; done ;;
   esac
   if [ -d "tests/data/fuzz/$kind" ]; then cp tests/data/fuzz/"$kind"/* "$dir/" 2> /dev/null || true; fi

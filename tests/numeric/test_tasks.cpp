@@ -1,4 +1,4 @@
-// The targets of THEORY.md section 5 on inputs whose answer is known by hand.
+// The targets of docs/theory.md, section 8.1, on inputs whose answer is known by hand.
 #include <cmath>
 
 #include <boost/test/unit_test.hpp>

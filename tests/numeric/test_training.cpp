@@ -91,7 +91,8 @@ BOOST_AUTO_TEST_CASE(float64_runs_are_reproducible_too) {
   BOOST_TEST(a.final_validation_nmse < 1.5);
 }
 
-// THEORY section 5: with (h1, h2) = (D, D) the intrinsic-dimension target is learnt well.
+// docs/theory.md, section 8.2: with (h1, h2) = (D, D) the intrinsic-dimension target is learnt
+// well.
 BOOST_AUTO_TEST_CASE(intrinsic_dimension_two_heads_reaches_nmse_below_one_percent) {
   const auto task = intrinsic(2, 8);
   const nm::ModelConfig m = model_for(*task, {2, 2}, 16);

@@ -32,7 +32,7 @@ BOOST_AUTO_TEST_CASE(holds_every_entry_of_the_theory) {
   const Catalogue c = Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
   BOOST_TEST(c.entries().size() == 10u);
   BOOST_TEST(c.papers().size() == 2u);
-  // Hand-checked exponents of 1/eps, one per theorem of THEORY.md section 3.
+  // Hand-checked exponents of 1/eps, one per theorem of docs/theory.md, section 4.
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"infoflow.thm1.one_layer", "c*T - c0"},
       {"infoflow.thm1.two_layer", "1"},

@@ -1,5 +1,5 @@
-// The InfoFlow engine against the predictions THEORY.md section 4 lists as checks of the
-// formalization, over grids of architectures.
+// The InfoFlow engine against the predictions docs/theory.md lists (sections 6 and 9) as checks
+// of the formalization, over grids of architectures.
 #include <algorithm>
 #include <set>
 #include <string>
@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(predecessor_retrieval_on_one_layer_needs_h_at_least_D) {
   }
 }
 
-// THEORY.md section 4: capacity per (layer, token class), not L*h. A token's fetch in layer l
+// docs/theory.md, section 6: capacity per (layer, token class), not L*h. A token's fetch in layer l
 // reaches the readout through any readout fetch in a later layer, so D independent maxima fit
 // on (h_1, ..., h_L) iff D <= h_L + 2 (h_1 + ... + h_(L-1)).
 BOOST_AUTO_TEST_CASE(predecessor_retrieval_across_layers_counts_slots_per_token_class) {

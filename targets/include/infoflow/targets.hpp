@@ -2,9 +2,8 @@
 #define INFOFLOW_TARGETS_HPP_
 
 /// \file
-/// Umbrella header of the target language: formulas, their comparison structure, evaluation.
+/// Umbrella header of the target language: formulas, their evaluation, target files.
 
-#include "infoflow/targets/analysis.hpp"
 #include "infoflow/targets/evaluator.hpp"
 #include "infoflow/targets/formula.hpp"
 #include "infoflow/targets/target_file.hpp"

@@ -2,7 +2,7 @@
 #define INFOFLOW_NUMERIC_CONFIG_HPP_
 
 /// \file
-/// The model class of THEORY.md section 2 as a configuration, and the layout of its
+/// The model class of docs/theory.md, section 3, as a configuration, and the layout of its
 /// parameters in one flat buffer (parameters, gradients and optimizer moments share it).
 
 #include <cstddef>

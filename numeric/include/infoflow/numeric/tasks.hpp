@@ -3,7 +3,7 @@
 
 /// \file
 /// Training tasks: a target formula with its input distribution. The built-in tasks are the
-/// entries of targets/targets.toml with a task table (THEORY.md section 5). A task's random
+/// entries of targets/targets.toml with a task table (docs/theory.md, section 8.1). A task's random
 /// parameters (A_i, a, b) come from its own seed, so one target can be trained with many run
 /// seeds; inputs are drawn from the run's streams. Everything is in double: data are cast to
 /// the model's scalar type afterwards.

@@ -2,7 +2,7 @@
 #define INFOFLOW_NUMERIC_TRANSFORMER_HPP_
 
 /// \file
-/// The Transformer of THEORY.md section 2 with a hand-written backward pass.
+/// The Transformer of docs/theory.md, section 3, with a hand-written backward pass.
 ///
 /// Layout: a batch of `count` sequences is a column-major matrix with one column per position,
 /// sequence after sequence; S = T + 1 positions per sequence, the readout token last. The

@@ -2,7 +2,7 @@
 #define INFOFLOW_SYMBOLIC_SYMBOLS_HPP_
 
 /// \file
-/// The one registry of the theory's symbols (THEORY.md section 1) with their domains.
+/// The one registry of the theory's symbols (docs/theory.md, section 2) with their domains.
 /// GiNaC tells symbols apart by object, not by name, so every expression of the project is
 /// built from the symbols held here; two `possymbol("T")` would be different unknowns.
 
@@ -60,7 +60,7 @@ struct FactBetween {
   const ImplicitFact* fact = nullptr;
 };
 
-/// The registry. `standard()` holds THEORY.md section 1; copies renamed apart (an entry's own
+/// The registry. `standard()` holds docs/theory.md, section 2; copies renamed apart (an entry's own
 /// constant c, say) are added on demand and live as long as the registry.
 class SymbolRegistry {
  public:
@@ -80,7 +80,7 @@ class SymbolRegistry {
 
   /// The symbols in registry order (renamed copies after the standard ones).
   [[nodiscard]] std::vector<const SymbolInfo*> all() const;
-  /// The implicit domain facts (THEORY.md section 1).
+  /// The implicit domain facts (docs/theory.md, section 2).
   [[nodiscard]] const std::vector<ImplicitFact>& implicit_facts() const { return facts_; }
   /// The implicit facts binding two of `symbols` (a renamed copy s@id counts as s): what the sign
   /// oracle assumes, the certificates state and a witness must satisfy.

@@ -3,7 +3,7 @@
 
 /// \file
 /// The target language: a formula over the tokens x[t] of a sequence, built from token-wise
-/// operations and reductions over index tuples. Examples (THEORY.md section 5):
+/// operations and reductions over index tuples. Examples (docs/theory.md, section 8.1):
 ///
 ///   sum(i = 1..D) max(s, t) bilinear(A[i], x[s], x[t])     intrinsic dimension D
 ///   min(t1 < t2 < t3) sqnorm(x[t1] + x[t2] + x[t3])         triangle centre

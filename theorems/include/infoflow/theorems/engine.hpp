@@ -2,9 +2,9 @@
 #define INFOFLOW_THEOREMS_ENGINE_HPP_
 
 /// \file
-/// The InfoFlow engine (THEORY.md section 4; rules in docs/infoflow_engine.md): for a target and
-/// an architecture, the cheapest plan of information flow to the readout under the rules, its
-/// predicted rate and its verdict.
+/// The InfoFlow engine (docs/theory.md, sections 5 and 6; rules in docs/infoflow_engine.md): for
+/// a target and an architecture, the cheapest plan of information flow to the readout under the
+/// rules, its predicted rate and its verdict.
 ///
 /// The target is compiled into quantities (program.hpp); a plan places each quantity's action
 /// in a (layer, head, token class) slot so that everything its score reads is held by then,
