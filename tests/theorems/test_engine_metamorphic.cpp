@@ -106,7 +106,8 @@ std::string text_of(const Shape& sh, Form form, const Names& n) {
       const std::string y = "(" + lin(sh.p, t) + " + " + lin(sh.q, t) + ")";
       if (form == Form::kDual) return "-" + opposite + "(" + t + ") (-" + lin(sh.p, t) + " - " + lin(sh.q, t) + ")";
       if (form == Form::kScaled) return "0.5 * " + op + "(" + t + ") (2 * " + y + ")";
-      if (form == Form::kExpanded) return op + "(" + t + ") dot(" + sh.p + " + " + sh.q + ", x[" + t + "])";
+      if (form == Form::kExpanded)
+        return op + "(" + t + ") (dot(" + sh.p + ", x[" + t + "] + x[" + t + "]) / 2 + " + lin(sh.q, t) + ")";
       return op + "(" + t + ") " + y;
     }
     case Kind::kPair: {

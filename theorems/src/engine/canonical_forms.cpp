@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <utility>
 
@@ -277,8 +278,37 @@ bool all_negative(const std::vector<LinearTerm>& terms) {
 // ---------------------------------------------------------------------------------------------
 // The rewrites. Each: the rule, then the function.
 
+/// `terms` with each sqnorm or dot of a sum of vectors expanded by bilinearity (sqnorm(u + v) =
+/// sqnorm(u) + 2 dot(u, v) + sqnorm(v)); the new monomials are kept in `made`.
+std::vector<LinearTerm> expanded(const std::vector<LinearTerm>& terms, std::deque<Node>& made) {
+  std::vector<LinearTerm> out;
+  for (const LinearTerm& t : terms) {
+    const Node* m = t.monomial;
+    const bool square = m != nullptr && m->kind == K::kCall && m->name == "sqnorm";
+    const bool product = m != nullptr && m->kind == K::kCall && m->name == "dot";
+    if (!square && !product) {
+      out.push_back(t);
+      continue;
+    }
+    const std::vector<LinearTerm> left = linear_terms(m->args[0]);
+    const std::vector<LinearTerm> right = linear_terms(m->args[square ? 0 : 1]);
+    for (const LinearTerm& u : left) {
+      for (const LinearTerm& v : right) {
+        if (u.monomial == nullptr || v.monomial == nullptr) return terms;  // not a vector sum
+        made.push_back(structure_key(*u.monomial) == structure_key(*v.monomial)
+                           ? call("sqnorm", {*u.monomial})
+                           : call("dot", {*u.monomial, *v.monomial}));
+        out.push_back({t.coefficient * u.coefficient * v.coefficient, &made.back()});
+      }
+    }
+  }
+  return out;
+}
+
 /// C1 like terms: c1 m + c2 m = (c1 + c2) m, with 0 m and + 0 dropped (y - y + z is z,
-/// (y + y) / 2 is y, max(t) y - max(s) y is 0, y * 0 is 0).
+/// (y + y) / 2 is y, max(t) y - max(s) y is 0, y * 0 is 0). Where expanding the sqnorm and dot
+/// of sums leaves fewer terms than written, they are expanded ((sqnorm(x[s] + x[t]) -
+/// sqnorm(x[s]) - sqnorm(x[t])) / 2 is dot(x[s], x[t])); elsewhere they stay as written.
 std::optional<Node> like_terms(const Node& n) {
   const bool scaled = (n.kind == K::kMul && (n.args[0].kind == K::kNumber || n.args[1].kind == K::kNumber)) ||
                       (n.kind == K::kDiv && n.args[1].kind == K::kNumber && n.args[1].number != 0);
@@ -291,8 +321,34 @@ std::optional<Node> like_terms(const Node& n) {
   // -(-y) and (2 * y) / 2 are y.
   const bool unit = together.size() == 1 && together.front().coefficient == 1 &&
                     together.front().monomial != nullptr;
-  if (!merged && !vanished && !unit) return std::nullopt;
-  return combination(together);
+  if (merged || vanished || unit) return combination(together);
+  std::deque<Node> made;
+  const std::vector<LinearTerm> spread = collected(expanded(terms, made));
+  const auto left = std::count_if(spread.begin(), spread.end(),
+                                  [](const LinearTerm& t) { return t.coefficient != 0; });
+  if (left < static_cast<long>(terms.size())) return combination(spread);
+  return std::nullopt;
+}
+
+/// C8 numbers out of bilinear forms: dot(c u, v) = c dot(u, v) (bilinear likewise), sqnorm(c u)
+/// = c^2 sqnorm(u), norm(c u) = |c| norm(u), for a number c.
+std::optional<Node> numbers_out(const Node& n) {
+  if (n.kind != K::kCall) return std::nullopt;
+  const bool dot = n.name == "dot" || n.name == "bilinear";
+  if (!dot && n.name != "sqnorm" && n.name != "norm") return std::nullopt;
+  Node out = n;
+  double factor = 1;
+  for (std::size_t i = n.name == "bilinear" ? 1 : 0; i < n.args.size(); ++i) {
+    const std::optional<LinearTerm> t = single_term(n.args[i]);
+    if (!t || t->coefficient == 1) continue;
+    factor *= t->coefficient;
+    out.args[i] = *t->monomial;
+  }
+  if (factor == 1) return std::nullopt;
+  if (n.name == "sqnorm") factor *= factor;
+  if (n.name == "norm") factor = std::abs(factor);
+  return factor < 0 ? negation(binary(K::kMul, number(-factor), std::move(out)))
+                    : binary(K::kMul, number(factor), std::move(out));
 }
 
 /// C2 self dot: dot(u, u) = sqnorm(u).
@@ -552,6 +608,8 @@ const std::vector<CanonicalRewrite>& canonical_rewrites() {
        "sum(s, t) dot(u_s, v_t) = dot(sum(s) u_s, sum(t) v_t); sum(s != t) B = sum(s, t) B - "
        "sum(t) B(t, t)",
        pair_sum},
+      {"C8 numbers out of bilinear forms", "dot(c u, v) = c dot(u, v); sqnorm(c u) = c^2 sqnorm(u)",
+       numbers_out},
   };
   return rewrites;
 }
