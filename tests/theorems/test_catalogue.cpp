@@ -164,3 +164,21 @@ BOOST_AUTO_TEST_CASE(an_empty_folder_is_not_an_empty_catalogue) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(catalogue_assumptions)
+
+// The scope check (docs/infoflow_engine.md, "S Scope") enforces what the theorems assume of a
+// target; each theorem's entry says it in words.
+BOOST_AUTO_TEST_CASE(every_theorem_states_what_it_assumes_of_the_target) {
+  const infoflow::theorems::Catalogue catalogue =
+      infoflow::theorems::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
+  BOOST_TEST(catalogue.entries().size() >= 10u);
+  for (const infoflow::theorems::Entry& e : catalogue.entries()) {
+    BOOST_TEST_CONTEXT(e.id) {
+      BOOST_TEST(e.assumes.size() == 2u);
+      BOOST_TEST(e.assumes.back().find("bounded variation") != std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

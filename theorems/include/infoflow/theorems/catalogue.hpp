@@ -63,6 +63,9 @@ struct Entry {
   symbolic::Rate rate;
   std::string notes;
   std::vector<std::string> derived_from;  ///< for provenance "derived"
+  /// What the theorem needs of the target, in words; the engine checks the bounded variation
+  /// all of them need (docs/infoflow_engine.md, "S Scope").
+  std::vector<std::string> assumes;
   SourceLocation where;                   ///< the entry's table
 
   /// Setting and hypotheses together, over the registry's shared symbols.
