@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(an_unknown_parent_and_a_division_by_zero_name_their_place) 
                                  "rate = \"eps^(-(c*T - c0)/(n - n))\""));
     const InputError e = load_failure(t.dir());
     BOOST_TEST(e.where().file.find("infoflow.toml") != std::string::npos);
-    BOOST_TEST(e.where().line == 21u);
+    BOOST_TEST(e.where().line == 23u);
     BOOST_TEST(e.where().column == 27u);  // the divisor n - n
     BOOST_TEST(e.message().find("division by zero") == 0u);
   }
