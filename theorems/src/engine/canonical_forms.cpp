@@ -223,19 +223,25 @@ std::vector<LinearTerm> linear_terms(const Node& n) {
 /// integer within rounding of the sum taken as exact ((y + y + y) / 3 is y).
 std::vector<LinearTerm> collected(const std::vector<LinearTerm>& terms) {
   std::vector<LinearTerm> out;
+  std::vector<double> sizes;  // the sum of |coefficient| added into each: the rounding's scale
   std::map<std::string, std::size_t> at;
   for (const LinearTerm& t : terms) {
     const std::string key = t.monomial == nullptr ? "1" : structure_key(*t.monomial);
     if (const auto it = at.find(key); it != at.end()) {
       out[it->second].coefficient += t.coefficient;
+      sizes[it->second] += std::abs(t.coefficient);
     } else {
       at.emplace(key, out.size());
       out.push_back(t);
+      sizes.push_back(std::abs(t.coefficient));
     }
   }
-  for (LinearTerm& t : out) {
+  // Rounding of terms that cancel is relative to what was added, never to 1: a term written
+  // with a small number (sqnorm(x[1]) / 1e12) is no zero.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    LinearTerm& t = out[i];
     const double whole = std::round(t.coefficient);
-    if (std::abs(t.coefficient - whole) <= 1e-12 * std::max(1.0, std::abs(whole))) t.coefficient = whole;
+    if (std::abs(t.coefficient - whole) <= 1e-12 * sizes[i]) t.coefficient = whole;
   }
   return out;
 }
