@@ -101,8 +101,9 @@ void add_plan(CLI::App& app, Context& ctx) {
       theorems::Search s = engine.search(
           target, theorems::architecture_for(spec, arch->embedding, arch->head_dim, {1}));
       chosen = s.smallest;
-      note = s.smallest ? "(no --heads: the smallest efficient architecture)\n"
-                        : "(no --heads and no efficient architecture: one layer, one head)\n";
+      note = s.smallest    ? "(no --heads: the smallest efficient architecture)\n"
+             : s.undecided ? "(no --heads, and the smallest efficient architecture undecided: one layer, one head)\n"
+                           : "(no --heads and no efficient architecture: one layer, one head)\n";
     }
     const theorems::Plan p =
         chosen ? *chosen

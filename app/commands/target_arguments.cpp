@@ -8,6 +8,7 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/config.hpp"
+#include "infoflow/theorems/canonical_forms.hpp"
 
 namespace infoflow::app {
 
@@ -82,7 +83,7 @@ std::vector<targets::TargetSpec> TargetArguments::resolve(bool single) const {
     t.name = name.empty() ? "formula" : name;
     named_formula = true;
     t.formula = targets::Formula::parse(source, SourceLocation{"formula", 1, 1});
-    t.positional = t.formula.reads_positions();
+    t.positional = theorems::reads_positions_when_canonical(t.formula);
     specs.push_back(std::move(t));
   }
   if (!name.empty() && !named_formula) {

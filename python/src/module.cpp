@@ -494,7 +494,8 @@ py::object derive(const std::string& source, const std::string& directory,
     py::object j = to_py(report::to_json(d));
     // Rates in both forms, ready for a notebook: the plan's, and each depth's smallest.
     if (d.plan) j["plan_rate"] = plan_extras(*d.plan);
-    if (d.search.smallest) j["smallest_rate"] = plan_extras(*d.search.smallest);
+    j["smallest_rate"] =
+        d.search.smallest ? py::object(plan_extras(*d.search.smallest)) : py::object(py::none());
     py::list depths;
     for (const theorems::Plan& p : d.search.per_depth) depths.append(plan_extras(p));
     j["per_depth_rates"] = depths;
@@ -523,8 +524,9 @@ py::object plan(const std::string& source, const std::string& directory,
     theorems::Search s =
         engine.search(target, theorems::architecture_for(spec, arch.embedding, arch.head_dim, {1}));
     chosen = s.smallest;
-    note = s.smallest ? "(no --heads: the smallest efficient architecture)\n"
-                      : "(no --heads and no efficient architecture: one layer, one head)\n";
+    note = s.smallest    ? "(no --heads: the smallest efficient architecture)\n"
+           : s.undecided ? "(no --heads, and the smallest efficient architecture undecided: one layer, one head)\n"
+                         : "(no --heads and no efficient architecture: one layer, one head)\n";
   }
   const theorems::Plan p =
       chosen ? *chosen

@@ -84,6 +84,8 @@ std::string derivation_text(const Derivation& d) {
                      symbolic::canonical(program.comparison_number.subs(T_as_set(t))));
   out += comparisons_text(program);
   for (const std::string& c : program.constants) out += "    constant: " + c + "\n";
+  if (!program.read_as.empty())
+    out += fmt::format("  read as {} ({})\n", program.read_as, fmt::join(program.rewrites, ", "));
   if (program.outside) out += "  outside the framework: " + *program.outside + "\n";
   if (!program.order_dependent.empty())
     out += fmt::format("  order-dependent: {}\n", fmt::join(program.order_dependent, "; "));
@@ -113,6 +115,8 @@ std::string derivation_text(const Derivation& d) {
     for (const theorems::Plan& p : d.search.per_depth)
       out += "    fewest heads with L = " + std::to_string(p.architecture.layers()) + ": " +
              p.architecture.heads_text() + "\n";
+  } else if (d.search.undecided) {
+    out += "  smallest efficient architecture: undecided (" + *d.search.undecided + ")\n";
   } else {
     out += fmt::format("  no efficient architecture among the {} with {}\n", d.search.architectures,
                        space);
@@ -175,7 +179,8 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
     const std::string smallest =
         d.search.smallest ? fmt::format("$L = {}$, $h = {}$", d.search.smallest->architecture.layers(),
                                         d.search.smallest->architecture.heads_text())
-                          : "none";
+        : d.search.undecided ? "undecided (outside the framework)"
+                             : "none";
     std::string set;
     for (const auto& [name, value] : t.bindings)
       set += fmt::format("{}${} = {}$", set.empty() ? "" : ", ", name, value);
@@ -363,7 +368,8 @@ nlohmann::json to_json(const theorems::Program& program) {
           {"order_dependent", program.order_dependent},
           {"constants", program.constants},
           {"outside_framework",
-           program.outside ? nlohmann::json(*program.outside) : nlohmann::json(nullptr)}};
+           program.outside ? nlohmann::json(*program.outside) : nlohmann::json(nullptr)},
+          {"read_as", program.read_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(program.read_as)}};
 }
 
 nlohmann::json to_json(const Derivation& d) {
@@ -377,6 +383,7 @@ nlohmann::json to_json(const Derivation& d) {
   if (d.plan) out["plan"] = to_json(*d.plan);
   out["smallest_efficient"] =
       d.search.smallest ? to_json(*d.search.smallest) : nlohmann::json(nullptr);
+  out["undecided"] = d.search.undecided ? nlohmann::json(*d.search.undecided) : nlohmann::json(nullptr);
   nlohmann::json depth = nlohmann::json::array();
   for (const theorems::Plan& p : d.search.per_depth)
     depth.push_back({{"L", p.architecture.layers()}, {"heads", p.architecture.heads}});

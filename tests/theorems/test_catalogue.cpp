@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(an_unknown_parent_and_a_division_by_zero_name_their_place) 
                                  "rate = \"eps^(-(c*T - c0)/(n - n))\""));
     const InputError e = load_failure(t.dir());
     BOOST_TEST(e.where().file.find("infoflow.toml") != std::string::npos);
-    BOOST_TEST(e.where().line == 21u);
+    BOOST_TEST(e.where().line == 23u);
     BOOST_TEST(e.where().column == 27u);  // the divisor n - n
     BOOST_TEST(e.message().find("division by zero") == 0u);
   }
@@ -161,6 +161,24 @@ BOOST_AUTO_TEST_CASE(an_unknown_parent_and_a_division_by_zero_name_their_place) 
 BOOST_AUTO_TEST_CASE(an_empty_folder_is_not_an_empty_catalogue) {
   const infoflow::testing::TempDir empty;
   BOOST_TEST(load_failure(empty.dir()).message() == "no catalogue files (*.toml) here");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(catalogue_assumptions)
+
+// The scope check (docs/infoflow_engine.md, "S Scope") enforces what the theorems assume of a
+// target; each theorem's entry says it in words.
+BOOST_AUTO_TEST_CASE(every_theorem_states_what_it_assumes_of_the_target) {
+  const infoflow::theorems::Catalogue catalogue =
+      infoflow::theorems::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
+  BOOST_TEST(catalogue.entries().size() >= 10u);
+  for (const infoflow::theorems::Entry& e : catalogue.entries()) {
+    BOOST_TEST_CONTEXT(e.id) {
+      BOOST_TEST(e.assumes.size() == 2u);
+      BOOST_TEST(e.assumes.back().find("bounded variation") != std::string::npos);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

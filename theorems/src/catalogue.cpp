@@ -162,6 +162,7 @@ Entry read_entry(const toml::table& table, const fs::path& file, const std::stri
   e.rate = symbolic::Rate::from_ex(symbolic::to_ex(e.rate_written), at);
   e.notes = reader.string("notes", false).value_or("");
   for (const auto& [text, where] : reader.strings("derived_from")) e.derived_from.push_back(text);
+  for (const auto& [text, where] : reader.strings("assumes")) e.assumes.push_back(text);
   reader.reject_unknown_keys();
   return e;
 }

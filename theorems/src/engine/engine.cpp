@@ -602,6 +602,11 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
       }
     }
   }
+  if (!plannable) {  // no rule covers the target: no answer, not "none is efficient"
+    a.heads = {1};
+    if (const Plan any = plan(target, a); any.verdict == Verdict::kOutsideFramework)
+      out.undecided = any.reason;
+  }
   return out;
 }
 

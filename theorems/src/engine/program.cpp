@@ -18,7 +18,9 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/targets/monotone.hpp"
 #include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/theorems/canonical_forms.hpp"
 
+#include "scope.hpp"
 #include "values.hpp"
 
 namespace infoflow::theorems {
@@ -1596,8 +1598,8 @@ class Compiler {
   Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
               const Deps& body_deps, long k, bool selection, Comparison& c) {
     if (bound.size() != 1) {
-      outside("'" + c.text + "': a k-th largest over index tuples (ties between a tuple and its "
-              "permutations) is not a rule of the framework");
+      outside("'" + c.text + "': a k-th largest over index tuples is not a rule of the framework "
+              "(Theorem 2 ranks single tokens)");
       return {};
     }
     const std::string& v = bound.front();
@@ -1660,14 +1662,21 @@ class Compiler {
       q.needs.assign(needs.begin(), needs.end());
       q.needs_ffn = !scores_from_raw_tokens(used, v, at, selection);
       if (previous >= 0) q.needs.push_back(previous);
-      const int id = add(q, "");
+      // Step j of every chain with this score is one action, the first the maximum's (max(t) y
+      // + kth(2, t) y + kth(3, t) y is one chain of three).
+      std::string step_key = fmt::format("{}|{}|{}", j == 1 ? "ret|max" : fmt::format("rank|{}", j),
+                                         at.empty() ? "g" : "t", fmt::join(keys, ";"));
+      for (const int need : needs) step_key += "|" + std::to_string(need);
+      const int id = add(q, step_key);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
-      made.what = j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
-                                       at.empty() ? "" : "(" + at + ")", objective, v)
-                         : fmt::format("{}{} = the token of the largest {} over {} below {}'s",
-                                       made.name, at.empty() ? "" : "(" + at + ")", objective, v,
-                                       p_.quantities[static_cast<std::size_t>(previous)].name);
-      if (made.needs_ffn) made.what += kScoreNeedsFfn;
+      if (made.what.empty()) {
+        made.what = j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
+                                         at.empty() ? "" : "(" + at + ")", objective, v)
+                           : fmt::format("{}{} = the token of the largest {} over {} below {}'s",
+                                         made.name, at.empty() ? "" : "(" + at + ")", objective, v,
+                                         p_.quantities[static_cast<std::size_t>(previous)].name);
+        if (made.needs_ffn) made.what += kScoreNeedsFfn;
+      }
       steps.push_back(made.name);
       r.steps.push_back(id);
       previous = id;
@@ -2392,6 +2401,26 @@ std::string Program::elimination_text() const {
 
 Program compile(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim,
                 bool split_products) {
+  if (std::optional<std::string> why = detail::broken_hypothesis(formula, bindings, token_dim)) {
+    Program p;
+    p.outside = std::move(why);
+    return p;
+  }
+  // Equal targets written differently compile alike (C0). Where the canonical form cannot be
+  // compiled, the written one is, so that an error points into the formula as written.
+  const CanonicalForm canonical = canonical_form(formula.root());
+  if (const std::string text = targets::to_text(canonical.root);
+      !canonical.applied.empty() && text != targets::to_text(formula.root())) {
+    try {
+      const targets::Formula read = targets::Formula::parse(text);
+      Program p = Compiler(read, bindings, token_dim, split_products).run();
+      decide_order(read, bindings, token_dim, p);
+      p.read_as = text;
+      p.rewrites = canonical.applied;
+      return p;
+    } catch (const InputError&) {
+    }
+  }
   Program p = Compiler(formula, bindings, token_dim, split_products).run();
   decide_order(formula, bindings, token_dim, p);
   return p;

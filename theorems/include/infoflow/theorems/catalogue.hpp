@@ -69,6 +69,9 @@ struct Entry {
   symbolic::Rate rate;
   std::string notes;
   std::vector<std::string> derived_from;  ///< for provenance "derived"
+  /// What the theorem needs of the target, in words; the engine checks the bounded variation
+  /// all of them need (docs/infoflow_engine.md, "S Scope").
+  std::vector<std::string> assumes;
   SourceLocation where;                   ///< the entry's table
 
   /// The provenance as printed: its label, else its word.

@@ -158,6 +158,9 @@ struct Search {
   long architectures = 0;        ///< how many were tried
   long max_layers = 0;
   long max_heads = 0;
+  /// Why the framework cannot decide the target (outside it): then no smallest is claimed, and
+  /// outputs say "undecided" with this reason, never "none".
+  std::optional<std::string> undecided;
 };
 
 /// When a target's named integer N (D, k, ...) has no value: for which N each architecture is

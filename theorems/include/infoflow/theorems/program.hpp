@@ -125,6 +125,11 @@ struct Program {
   /// Whether a quantity reads token positions (a fixed position or an offset, R5).
   [[nodiscard]] bool reads_positions() const;
   [[nodiscard]] std::string elimination_text() const;
+
+  /// The canonical form compiled (canonical_forms.hpp), where it is not the formula as written;
+  /// and the ids of the rewrites that made it.
+  std::string read_as;
+  std::vector<std::string> rewrites;
 };
 
 /// Compiles a formula whose named integers other than T have values in `bindings`. Throws
