@@ -1,9 +1,12 @@
 // construct: the engine's plan compiled into weights and measured (docs/constructions.md).
 
+#include <filesystem>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "infoflow/construct/construction.hpp"
+#include "infoflow/numeric/checkpoint.hpp"
 #include "infoflow/theorems/engine.hpp"
 
 #include "commands/commands.hpp"
@@ -71,6 +74,27 @@ std::string to_text(const construct::Construction& c, const construct::Construct
   return out;
 }
 
+/// The train command that starts from a written construction: the same model, its options.
+std::string starting_hint(const std::string& source, const targets::TargetSpec& spec,
+                          const numeric::ModelConfig& m, std::uint64_t task_seed,
+                          const std::string& checkpoint) {
+  std::string heads;
+  for (const long h : m.heads) heads += (heads.empty() ? "" : ",") + std::to_string(h);
+  std::string sets;
+  for (const auto& [name, value] : spec.set) {
+    if (name != "T") sets += fmt::format(" --set {}={}", name, value);
+  }
+  const std::string target = std::filesystem::exists(source)
+                                 ? fmt::format("--target {} --name {}", source, spec.name)
+                                 : fmt::format("--formula '{}'", source);
+  return fmt::format(
+      "checkpoint: {} (train from it: infoflow train {}{} --task-seed {} --T {} --d {} --heads {} "
+      "--E {} --head-dim {} --ffn-width {} --readout-width {} --activation relu --pe {} "
+      "--scale 1 --checkpoint {})\n",
+      checkpoint, target, sets, task_seed, m.tokens, m.token_dim, heads, m.embedding, m.head_dim,
+      m.ffn_width, m.readout_width, numeric::to_string(m.positional), checkpoint);
+}
+
 }  // namespace
 
 void add_construct(CLI::App& app, Context& ctx) {
@@ -87,6 +111,7 @@ void add_construct(CLI::App& app, Context& ctx) {
   auto betas = std::make_shared<std::vector<double>>();
   auto widths = std::make_shared<std::vector<long>>();
   auto lengths = std::make_shared<std::vector<long>>();
+  auto checkpoint = std::make_shared<std::string>();
   cmd->add_option("target", t->source, "a formula, or a target file (TOML)")->required();
   add_target_options(cmd, *t);
   arch->add(cmd);
@@ -105,11 +130,15 @@ void add_construct(CLI::App& app, Context& ctx) {
   cmd->add_option("--betas", *betas, "with --sweep: attention scales")->delimiter(',');
   cmd->add_option("--widths", *widths, "with --sweep: FFN widths")->delimiter(',');
   cmd->add_option("--Ts", *lengths, "with --sweep: sequence lengths")->delimiter(',');
+  cmd->add_option("--checkpoint", *checkpoint,
+                  "write the built network here, a checkpoint `train --checkpoint` starts from");
   add_format_option(cmd, *format, {"text", "json"});
   add_output_option(cmd, *output);
-  cmd->callback([&ctx, t, arch, options, format, output, sweep, betas, widths, lengths] {
+  cmd->callback([&ctx, t, arch, options, format, output, sweep, betas, widths, lengths, checkpoint] {
     if (arch->heads.empty()) throw InputError("construct needs --heads (the architecture to build)");
     options->validate();
+    if (*sweep && !checkpoint->empty())
+      throw InputError("--checkpoint writes one construction; a --sweep builds many");
     targets::TargetSpec spec = t->resolve(true).front();
     if (spec.set.count("T") == 0) spec.set["T"] = 8;
     const theorems::Catalogue catalogue = ctx.load();
@@ -122,7 +151,12 @@ void add_construct(CLI::App& app, Context& ctx) {
     };
     if (!*sweep) {
       const construct::Construction c = build(spec, *options);
-      emit(*format == "json" ? to_json(c, *options).dump(2) + "\n" : to_text(c, *options), *output);
+      std::string text = *format == "json" ? to_json(c, *options).dump(2) + "\n" : to_text(c, *options);
+      if (c.built && !checkpoint->empty()) {
+        numeric::save_checkpoint(*checkpoint, numeric::starting_checkpoint(c.config, c.parameters));
+        if (*format == "text") text += starting_hint(t->source, spec, c.config, options->task_seed, *checkpoint);
+      }
+      emit(text, *output);
       if (!c.built) ctx.exit_code = 1;
       return;
     }

@@ -46,6 +46,8 @@ using theorems::PlanStep;
 using theorems::Quantity;
 using K = Node::Kind;
 
+/// How the readout's expressions name a coordinate the last layer's FFN computed ("#@12").
+constexpr std::string_view kLevel = "#@";
 /// Grid knots below which an interpolated function is too coarse to be a construction.
 constexpr long kFewestKnots = 3;
 /// Sequences one forward pass takes.
@@ -63,6 +65,17 @@ struct Job {
   std::function<void(long)> placed;  ///< told the coordinate given out
 };
 
+/// A step function the FFN after a layer computes at the input tokens: 0 where u <= -delta, 1
+/// where u >= 0, into one coordinate.
+struct Clamp {
+  Form u;
+  long into = 0;
+};
+/// A clamp's band, a fraction of the largest |u| met in calibration: the step to flag the tokens
+/// tied with the one above within this fraction, which a k-th largest then skips (an error
+/// whose probability is about proportional to the band).
+constexpr double kClampBand = 1e-6;
+
 /// A piece of a score or of a value: a function of one token's x, times a number.
 struct TokenFunction {
   std::function<double(const Eigen::VectorXd&)> f;
@@ -76,6 +89,9 @@ struct Score {
   Eigen::MatrixXd cross;                 ///< x_holder' B x_candidate; empty if none
   std::vector<TokenFunction> holder;     ///< of x at the holder
   std::vector<std::pair<int, double>> holder_messages;  ///< at the holder, or global
+  /// The holder's x is the tokens it fetched by position (P's mean), not its own token.
+  bool holder_positions = false;
+  bool holder_token = false;  ///< a term reads the holder's own token
 };
 
 class Lowering {
@@ -146,11 +162,18 @@ class Lowering {
     config.ffn_width = options_.ffn_width;
     config.readout_width = options_.ffn_width;
     config.activation = numeric::Activation::kRelu;
-    config.positional = numeric::PositionalEncoding::kNone;
+    // Learned positions: the constructor writes indicators and one-hot codes into the table.
+    config.positional = plan_.architecture.positional ? numeric::PositionalEncoding::kLearned
+                                                      : numeric::PositionalEncoding::kNone;
     config.attention_scale = 1;  // beta is in the queries
     network_ = std::make_unique<Network>(config, options_.beta);
-    for (std::size_t i = 0; i < program_.quantities.size(); ++i)
+    for (std::size_t i = 0; i < program_.quantities.size(); ++i) {
       by_name_[program_.quantities[i].name] = static_cast<int>(i);
+      if (program_.quantities[i].mode == Mode::kPositions) {
+        for (const FormTerm& t : program_.quantities[i].form.terms)
+          positions_[targets::to_text(*t.node)] = position_of(*t.node);
+      }
+    }
     // The output first: which values the readout needs, and the fetches its selections read.
     output_ = resolved(program_.root);
     note_selections(output_);
@@ -162,6 +185,7 @@ class Lowering {
     if (n.kind == K::kReduce) {
       const auto value = program_.values.find(targets::to_text(n));
       if (value == program_.values.end()) {
+        if (const std::optional<Node> copies = unrolled(n)) return resolved(*copies);
         throw Failure("constructor", fmt::format("the engine's reading records no value for '{}' "
                                                  "(a rule the constructor has no compilation for)",
                                                  targets::to_text(n)));
@@ -171,6 +195,49 @@ class Lowering {
     Node out = n;
     for (Node& a : out.args) a = resolved(a);
     return out;
+  }
+
+  /// A sum over ranges of its own (sum(p = 1..T0) x[p], E0) as the sum of its copies.
+  [[nodiscard]] std::optional<Node> unrolled(const Node& n) const {
+    if (n.op != targets::ReduceOp::kSum || n.has_key() || !n.constraints.empty()) return std::nullopt;
+    std::vector<Node> copies{n.args[0]};
+    for (const targets::Binder& b : n.binders) {
+      if (!b.has_range) return std::nullopt;
+      auto bound = [&](const targets::Bound& x) -> std::optional<long> {
+        if (x.name.empty()) return x.value;
+        if (x.name == "T") return tokens_;
+        const auto it = spec_.set.find(x.name);
+        return it == spec_.set.end() ? std::nullopt : std::optional<long>(it->second);
+      };
+      const std::optional<long> low = bound(b.low);
+      const std::optional<long> high = bound(b.high);
+      if (!low || !high) return std::nullopt;
+      std::vector<Node> next;
+      for (const Node& c : copies) {
+        for (long v = *low; v <= *high; ++v) next.push_back(substituted(c, b.name, v));
+      }
+      copies = std::move(next);
+    }
+    if (copies.empty()) return Node{};  // an empty sum: the number 0
+    Node sum = copies.front();
+    for (std::size_t i = 1; i < copies.size(); ++i) {
+      Node add;
+      add.kind = K::kAdd;
+      add.args = {std::move(sum), copies[i]};
+      sum = std::move(add);
+    }
+    return sum;
+  }
+
+  /// `n` with the range index `name` at `value`: x[p] becomes the fixed position x[value].
+  static Node substituted(Node n, const std::string& name, long value) {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.index == name) {
+      n.index.clear();
+      n.position = value + n.offset;
+      n.offset = 0;
+    }
+    for (Node& a : n.args) a = substituted(std::move(a), name, value);
+    return n;
   }
 
   void note_selections(const Node& n) {  // NOLINT(misc-no-recursion)
@@ -196,6 +263,106 @@ class Lowering {
 
   const Quantity& quantity(const PlanStep& s) const {
     return program_.quantities[static_cast<std::size_t>(by_name_.at(s.quantity))];
+  }
+
+  // ------------------------------------------------------------------ positions
+
+  /// The 1-based position a token read by position names (x[3], x[T], x[T-1]).
+  [[nodiscard]] long position_of(const Node& ref) const {
+    long p = ref.position;
+    if (p == 0) {
+      const auto named = spec_.set.find(ref.position_name);
+      if (ref.position_name != "T" && named == spec_.set.end()) {
+        throw Failure("constructor", fmt::format("the position {} has no value (--set {}=...)",
+                                                 targets::to_text(ref), ref.position_name));
+      }
+      p = ref.position_name == "T" ? tokens_ : named->second;
+    }
+    p += ref.offset;
+    if (p < 1 || p > tokens_) {
+      throw Failure("plan", fmt::format("{} is position {}, outside 1..T = 1..{}",
+                                        targets::to_text(ref), p, tokens_));
+    }
+    return p;
+  }
+
+  /// One head's uniform mean over the positions P holds their tokens' sum only. An expression
+  /// that reads them must read nothing else of them: probed with every positioned token drawn
+  /// at random against all of them replaced by their mean (the other values held fixed).
+  void require_through_sum(const Node& e, const std::string& step) const {
+    std::set<long> distinct;
+    for (const auto& [text, p] : positions_) distinct.insert(p);
+    if (distinct.size() < 2) return;
+    Rng rng(derive_seed(options_.seed, {53}));
+    auto draw = [&](long n) {
+      Eigen::VectorXd v(n);
+      for (long i = 0; i < n; ++i) v(i) = rng.normal();
+      return v;
+    };
+    for (int trial = 0; trial < 6; ++trial) {
+      detail::TermInputs in;
+      in.parameters = evaluator_.get();
+      in.tokens_count = tokens_;
+      std::vector<std::string> indices;
+      detail::token_indices(e, indices);
+      for (const std::string& i : indices) in.tokens[i] = draw(d_);
+      std::map<std::string, detail::TermValue> references;
+      in.reference = [&](const std::string& name) {
+        auto [it, fresh] = references.emplace(name, detail::TermValue{});
+        if (fresh) {
+          const auto vector = components_[1].find(name);
+          it->second.vector = vector != components_[1].end() && vector->second.size() > 1;
+          it->second.v = it->second.vector ? draw(static_cast<long>(vector->second.size()))
+                                           : Eigen::VectorXd();
+          it->second.s = it->second.vector ? it->second.v(0) : rng.normal();
+        }
+        return it->second;
+      };
+      in.selection = [&](const Node& n) { return in.reference("select " + targets::to_text(n)).s; };
+      std::map<long, Eigen::VectorXd> at;
+      Eigen::VectorXd mean = Eigen::VectorXd::Zero(d_);
+      for (const long p : distinct) {
+        at[p] = draw(d_);
+        mean += at[p] / static_cast<double>(distinct.size());
+      }
+      for (const auto& [text, p] : positions_) in.positioned[text] = at[p];
+      const double exact = detail::evaluate(e, in).s;
+      for (const auto& [text, p] : positions_) in.positioned[text] = mean;
+      const double through_mean = detail::evaluate(e, in).s;
+      if (std::abs(exact - through_mean) > 1e-9 * (1 + std::abs(exact))) {
+        throw Failure("constructor",
+                      fmt::format("{}: {} reads the tokens at positions {{{}}} apart, and one "
+                                  "head's mean over them holds their sum only (the constructor "
+                                  "has no decoding of several positions from one embedding)",
+                                  step, targets::to_text(e), fmt::join(distinct, ", ")));
+      }
+    }
+  }
+
+  /// The stream coordinate that is 1 at the input positions `at` and 0 elsewhere.
+  long indicator(const std::set<long>& at, const std::string& step) {
+    const auto known = indicators_.find(at);
+    if (known != indicators_.end()) return known->second;
+    const long c = network_->allocate(fmt::format("1 at positions {{{}}}", fmt::join(at, ", ")), step);
+    for (const long p : at) network_->mark_position(c, p);
+    indicators_.emplace(at, c);
+    return c;
+  }
+
+  /// T coordinates holding the input token's position one-hot: what a mask's query and key read.
+  const std::vector<long>& one_hot(const std::string& step) {
+    if (!one_hot_.empty()) return one_hot_;
+    if (network_->free() < tokens_) {
+      throw Failure("constructor", fmt::format("{}: a mask reads the positions one-hot, T = {} "
+                                               "coordinates of the stream, and {} are free (the "
+                                               "constructor knows no narrower mask)",
+                                               step, tokens_, network_->free()));
+    }
+    for (long p = 1; p <= tokens_; ++p) {
+      one_hot_.push_back(network_->allocate("the position, one-hot", step));
+      network_->mark_position(one_hot_.back(), p);
+    }
+    return one_hot_;
   }
 
   /// Splits a term read at `v` (the candidate) and `u` (the holder) into its parts.
@@ -240,24 +407,45 @@ class Lowering {
                                                  step, targets::to_text(*t.node), i));
       }
     }
+    const bool reads_v = std::find(indices.begin(), indices.end(), v) != indices.end();
+    const bool reads_own = !u.empty() && std::find(indices.begin(), indices.end(), u) != indices.end();
+    // Tokens read by position are what the holder fetched by position: they take its x's place.
+    const bool by_position = detail::reads_position(*t.node);
+    if (by_position) {
+      if (reads_own) {
+        throw Failure("constructor", fmt::format("{}: the term {} reads the holder's own token and "
+                                                 "tokens by position, which one query does not "
+                                                 "hold together",
+                                                 step, targets::to_text(*t.node)));
+      }
+      require_through_sum(*t.node, step);
+      score.holder_positions = true;
+    }
+    score.holder_token = score.holder_token || reads_own;
+    const bool reads_u = reads_own || by_position;
     const std::shared_ptr<const Node> node = t.node;
     const double c = t.coefficient;
     const targets::Evaluator* parameters = evaluator_.get();
     const long count = tokens_;
     const long d = d_;
+    const std::map<std::string, long> positions = positions_;
     // f(x_u, x_v), either of them absent when the term does not read it.
-    auto f = [node, c, parameters, count, v, u, d](const Eigen::VectorXd& xu, const Eigen::VectorXd& xv) {
+    auto f = [node, c, parameters, count, v, u, d, by_position, positions](
+                 const Eigen::VectorXd& xu, const Eigen::VectorXd& xv) {
       detail::TermInputs in;
       in.parameters = parameters;
       in.tokens_count = count;
-      if (!u.empty()) in.tokens[u] = xu.size() == d ? xu : Eigen::VectorXd::Zero(d);
+      const Eigen::VectorXd holder = xu.size() == d ? xu : Eigen::VectorXd::Zero(d);
+      if (by_position) {
+        for (const auto& [text, p] : positions) in.positioned[text] = holder;
+      } else if (!u.empty()) {
+        in.tokens[u] = holder;
+      }
       if (!v.empty()) in.tokens[v] = xv.size() == d ? xv : Eigen::VectorXd::Zero(d);
       return c * detail::evaluate(*node, in).s;
     };
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
     const std::string text = targets::to_text(*node);
-    const bool reads_v = std::find(indices.begin(), indices.end(), v) != indices.end();
-    const bool reads_u = !u.empty() && std::find(indices.begin(), indices.end(), u) != indices.end();
     if (reads_v && !reads_u) {
       score.candidate.push_back({[f, zero](const Eigen::VectorXd& x) { return f(zero, x); },
                                  fmt::format("{}*{}@{}", c, text, v)});
@@ -330,7 +518,15 @@ class Lowering {
   void analyse(const PlanStep& s) {
     const std::string step = label(s);
     if (s.action == theorems::Action::kCarry) return;
-    if (s.action != theorems::Action::kMaxRetrieval && s.action != theorems::Action::kUniformAggregation) {
+    if (s.action == theorems::Action::kPositionAggregation) {
+      if (!plan_.architecture.positional) {
+        throw Failure("engine", step + ": a fetch by position on an architecture without "
+                                       "positional encoding");
+      }
+      return;
+    }
+    if (s.action != theorems::Action::kMaxRetrieval && s.action != theorems::Action::kMaskedRetrieval &&
+        s.action != theorems::Action::kUniformAggregation) {
       throw Failure("constructor", fmt::format("{}: the constructor has no compilation for {} "
                                                "yet",
                                                step, theorems::to_text(s.action)));
@@ -342,18 +538,42 @@ class Lowering {
                                                step, q.name,
                                                q.form.unknown.empty() ? "not recorded" : q.form.unknown));
     }
-    if (!q.form.constraints.empty()) {
-      const targets::IndexConstraint& c = q.form.constraints.front();
-      throw Failure("constructor",
-                    fmt::format("{}: the constraint {} {} {} needs a mask of the candidate against "
-                                "the holder's own token (or an order), which the constructor "
-                                "builds only from positions, and it builds none yet",
-                                step, c.left, c.strict_order ? "<" : "!=", c.right));
+    for (const targets::IndexConstraint& c : q.form.constraints) {
+      const std::string text = fmt::format("{} {} {}", c.left, c.strict_order ? "<" : "!=", c.right);
+      if (!plan_.architecture.positional) {
+        throw Failure(c.strict_order ? "engine" : "constructor",
+                      fmt::format("{}: the mask {} compares the candidate's position with the "
+                                  "holder's, and the architecture has no positional encoding{}",
+                                  step, text,
+                                  c.strict_order ? "" : " (the constructor builds masks from "
+                                                        "positions only; none without them is "
+                                                        "known to it)"));
+      }
+      const std::set<std::string> named{c.left, c.right};
+      if (q.form.at.empty() || named != std::set<std::string>{q.form.index, q.form.at}) {
+        throw Failure("constructor", fmt::format("{}: the mask {} is not between the candidate {} "
+                                                 "and the holder's token",
+                                                 step, text, q.form.index));
+      }
     }
     const int id = by_name_.at(s.quantity);
+    if (q.form.below >= 0) {
+      if (!q.form.at.empty()) {
+        throw Failure("constructor", fmt::format("{}: a k-th largest at every token: its mask "
+                                                 "compares each candidate with the holder's own "
+                                                 "earlier step, which the constructor builds for "
+                                                 "the readout's chains only",
+                                                 step));
+      }
+      chained_[q.form.below] = id;
+    }
     Score score;
     const std::string at = q.mode == Mode::kMean ? "" : q.form.at;
     for (const FormTerm& t : q.form.terms) split(t, q.form.index, at, score, step);
+    if (score.holder_positions && score.holder_token) {
+      throw Failure("constructor", step + ": the score reads the holder's own token and tokens "
+                                          "by position, which one query does not hold together");
+    }
     if (q.mode == Mode::kMean && (score.cross.size() > 0 || !score.holder.empty())) {
       throw Failure("constructor", step + ": an averaged term reads the holder");
     }
@@ -434,6 +654,8 @@ class Lowering {
       std::vector<std::pair<long, std::optional<Class>>> erasures;  // (coordinate, at; none: all)
       std::map<long, std::array<Role, 2>> heads;
       std::map<long, std::string> head_steps;
+      std::vector<Clamp> clamps;
+      pending_values_.clear();
       for (const PlanStep& s : plan_.steps) {
         if (s.layer != l + 1) continue;
         const Class at = s.where == theorems::TokenClass::kReadout ? Class::kReadout : Class::kInputs;
@@ -449,10 +671,14 @@ class Lowering {
         head_steps[head] += (head_steps[head].empty() ? "" : "; ") + label(s);
         if (s.action == theorems::Action::kCarry) {
           carry(s, role);
+        } else if (s.action == theorems::Action::kPositionAggregation) {
+          fetch_positions(s, at, role);
         } else if (quantity(s).mode == Mode::kMean) {
           mean(s, at, role);
         } else {
           retrieval(s, at, role, jobs, erasures);
+          if (chained_.count(by_name_.at(s.quantity)) != 0)
+            rank_mask(s, at, role, heads[head][static_cast<std::size_t>(Class::kInputs)], clamps);
         }
       }
       for (auto& [head, roles] : heads) network_->set_head(l, head, roles[0], roles[1], head_steps[head]);
@@ -465,7 +691,11 @@ class Lowering {
                            [this, key](long into) { features_[key] = into; }});
         described_.push_back(fmt::format("FFN {}: computes {} at every input token", l + 1, key));
       }
-      ffn(l, jobs, erasures, l + 1 == layers);
+      if (l + 1 == layers) {
+        std::vector<Job> first = first_level(l);
+        jobs.insert(jobs.end(), std::make_move_iterator(first.begin()), std::make_move_iterator(first.end()));
+      }
+      ffn(l, jobs, erasures, l + 1 == layers, clamps);
     }
     readout();
   }
@@ -481,6 +711,26 @@ class Lowering {
       values_[1][id] = network_->unit(into);
     }
     described_.push_back(label(s) + ": a uniform average over the input tokens of the global values they hold");
+  }
+
+  /// Uniform attention over the positions P reads: their tokens' mean, which is all an
+  /// expression reading them through their sum needs (require_through_sum).
+  void fetch_positions(const PlanStep& s, Class at, Role& role) {
+    const std::string step = label(s);
+    std::set<long> at_positions;
+    for (const auto& [text, p] : positions_) at_positions.insert(p);
+    role.score = network_->unit(indicator(at_positions, step));
+    std::vector<long>& held = positions_held_[static_cast<int>(at)];
+    held.clear();
+    for (long j = 0; j < d_; ++j) {
+      held.push_back(network_->allocate(fmt::format("mean of x at positions {{{}}}", fmt::join(at_positions, ", ")), step));
+      role.values.push_back(network_->unit(Network::kToken + j));
+      role.into.push_back(held.back());
+    }
+    made_in_[-1] = s.layer;  // -1: the positions' mean
+    described_.push_back(fmt::format("{}: uniform attention over the positions {{{}}} (their "
+                                     "indicator in the positional encoding), averaging their x",
+                                     step, fmt::join(at_positions, ", ")));
   }
 
   void mean(const PlanStep& s, Class at, Role& role) {
@@ -594,12 +844,40 @@ class Lowering {
     // The candidate's own part of the score, fetched with the token where it is not zero.
     const Form s_form = candidate_form(score, step);
     role.score = sign * s_form;
+    for (const auto& [message, c] : score.candidate_messages) {
+      const auto undefined = undefined_at_.find(message);
+      if (undefined == undefined_at_.end()) continue;
+      for (const long p : undefined->second)
+        role.score -= Network::kPenalty * network_->unit(one_hot_.at(static_cast<std::size_t>(p - 1)));
+    }
+    if (q.form.below >= 0) {
+      // Below the step before: the tokens at or above its score are flagged by the FFN before.
+      const auto flag = rank_masks_.find(id);
+      if (flag == rank_masks_.end()) {
+        throw Failure("engine", fmt::format("{}: its candidates are those below {}'s score, which "
+                                            "no earlier layer made at the readout",
+                                            step, program_.quantities[static_cast<std::size_t>(q.form.below)].name));
+      }
+      role.score -= Network::kPenalty * network_->unit(flag->second);
+    }
     Form value = network_->zero();
     if (s_form.cwiseAbs().maxCoeff() > 0) {
       const long s_into = network_->allocate(q.name + ": the candidate's score", step);
       role.values.push_back(s_form);
       role.into.push_back(s_into);
       value = network_->unit(s_into);
+      own_score_[id] = s_into;
+      candidate_score_[id] = sign * s_form;
+    }
+    // The holder's x: its own token, or what it fetched by position.
+    std::vector<long> holder;
+    for (long j = 0; j < d_; ++j) holder.push_back(Network::kToken + j);
+    if (score.holder_positions) {
+      holder = positions_held_[static_cast<int>(at)];
+      if (holder.empty() || made_in_.at(-1) >= s.layer) {
+        throw Failure("engine", step + ": its score reads tokens by position at the holder, where "
+                                       "no earlier layer fetched them");
+      }
     }
     // Keys 2..: the holder's x against the candidate's x through B.
     const bool cross = score.cross.size() > 0;
@@ -611,7 +889,7 @@ class Lowering {
     if (cross) {
       for (long j = 0; j < d_; ++j) {
         Form query = network_->zero();
-        for (long i = 0; i < d_; ++i) query(Network::kToken + i) = sign * score.cross(i, j);
+        for (long i = 0; i < d_; ++i) query(holder[static_cast<std::size_t>(i)]) = sign * score.cross(i, j);
         role.query.push_back(query);
         role.key.push_back(network_->unit(Network::kToken + j));
       }
@@ -648,15 +926,15 @@ class Lowering {
     for (const TokenFunction& piece : score.holder) {
       if (affine_in_x(piece)) {
         const auto& affine = *affine_.at(piece.key);
-        for (long j = 0; j < d_; ++j) value(Network::kToken + j) += affine.first(j);
+        for (long j = 0; j < d_; ++j) value(holder[static_cast<std::size_t>(j)]) += affine.first(j);
         value(Network::flag(at)) += affine.second;
       } else {
         nonlinear.push_back(piece);
       }
     }
+    if (!q.form.constraints.empty()) mask(id, q, role, step);
     if (cross || !nonlinear.empty()) {
-      std::vector<long> inputs;
-      for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
+      std::vector<long> inputs = holder;
       if (cross) inputs.insert(inputs.end(), fetched.begin(), fetched.end());
       const Eigen::MatrixXd b = score.cross;
       const long d = d_;
@@ -675,12 +953,85 @@ class Lowering {
       if (cross && !selected) {
         for (const long c : fetched) erasures.emplace_back(c, std::nullopt);
       }
+      pending_values_.insert(id);
     }
     values_[static_cast<int>(at)][id] = value;
     made_in_[id] = s.layer;
     described_.push_back(fmt::format("{}: {}; score {}{}", step, q.what,
                                      cross ? "a query-key product of the two tokens" : "the candidate's own",
                                      at == Class::kInputs ? "" : ""));
+  }
+
+  /// The quantity's index constraints as a mask: the candidate s is out where (s, t) breaks one,
+  /// t the holder's token. Query and key read the one-hot positions: T key dimensions, query
+  /// row s = -penalty [(s, t) masked] as a linear form of t's one-hot code.
+  void mask(int id, const Quantity& q, Role& role, const std::string& step) {
+    const std::vector<long>& code = one_hot(step);
+    std::vector<bool> has_candidates(static_cast<std::size_t>(tokens_ + 1), false);
+    const double scale = Network::kPenalty;  // set_head scales queries by beta
+    for (long candidate = 1; candidate <= tokens_; ++candidate) {
+      Form query = network_->zero();
+      for (long holder = 1; holder <= tokens_; ++holder) {
+        bool out = false;
+        for (const targets::IndexConstraint& c : q.form.constraints) {
+          const long left = c.left == q.form.index ? candidate : holder;
+          const long right = c.left == q.form.index ? holder : candidate;
+          out = out || (c.strict_order ? left >= right : left == right);
+        }
+        if (out) {
+          query(code[static_cast<std::size_t>(holder - 1)]) = -scale;
+        } else {
+          has_candidates[static_cast<std::size_t>(holder)] = true;
+        }
+      }
+      role.query.push_back(query);
+      role.key.push_back(network_->unit(code[static_cast<std::size_t>(candidate - 1)]));
+    }
+    // A holder with no candidate (t = 1 under s < t) has no value: a step that ranks the
+    // holders by it must leave that token out.
+    for (long holder = 1; holder <= tokens_; ++holder) {
+      if (!has_candidates[static_cast<std::size_t>(holder)]) undefined_at_[id].push_back(holder);
+    }
+  }
+
+  /// Step j of a readout's k-th largest takes the candidates below step j - 1's score. The head
+  /// of step j - 1 acts alike at the input tokens, so that each holds that score; the FFN after
+  /// the layer flags the tokens at or above it (a clamp of the difference, exact outside a band
+  /// below it of kClampBand times the difference's range); step j's score takes the penalty on
+  /// the flag.
+  void rank_mask(const PlanStep& s, Class at, const Role& role, Role& twin,
+                 std::vector<Clamp>& clamps) {
+    const int id = by_name_.at(s.quantity);
+    const std::string step = label(s);
+    const int next = chained_.at(id);
+    if (at != Class::kReadout) {
+      throw Failure("constructor", step + ": a k-th largest's step at the input tokens (the "
+                                          "constructor masks the readout's chains only)");
+    }
+    if (twin.used) {
+      throw Failure("constructor", fmt::format("{}: the chain's mask needs this head at the input "
+                                               "tokens too, and another step uses it there",
+                                               step));
+    }
+    const auto held = own_score_.find(id);
+    if (held == own_score_.end()) {
+      throw Failure("constructor", step + ": the step fetches no score of its own to compare with");
+    }
+    if (!role.query.empty()) {
+      throw Failure("constructor", step + ": the chain's score reads the holder, which the input "
+                                          "tokens hold otherwise than the readout");
+    }
+    twin.used = true;
+    twin.score = role.score;
+    const long flag = network_->allocate(
+        fmt::format("1 at the tokens at or above {}'s score (the mask of {})", program_.quantities[static_cast<std::size_t>(id)].name,
+                    program_.quantities[static_cast<std::size_t>(next)].name),
+        step);
+    clamps.push_back(Clamp{candidate_score_.at(id) - network_->unit(held->second), flag});
+    rank_masks_[next] = flag;
+    described_.push_back(fmt::format("{}: the same retrieval at every input token, and the FFN "
+                                     "after the layer flags the tokens at or above its score",
+                                     step));
   }
 
   // ------------------------------------------------------------------ FFNs
@@ -726,8 +1077,9 @@ class Lowering {
 
   /// The FFN after `layer` (layer = L: the readout MLP, whose one output is `into` = 0).
   void ffn(long layer, std::vector<Job> jobs,
-           const std::vector<std::pair<long, std::optional<Class>>>& erasures, bool last) {
-    if (jobs.empty() && erasures.empty()) return;
+           const std::vector<std::pair<long, std::optional<Class>>>& erasures, bool last,
+           const std::vector<Clamp>& clamps = {}) {
+    if (jobs.empty() && erasures.empty() && clamps.empty()) return;
     const bool readout_mlp = layer == network_->config().layers();
     const Eigen::MatrixXd states = calibration_states(std::min(layer, network_->config().layers() - 1));
     const long columns = states.cols();
@@ -751,6 +1103,18 @@ class Lowering {
       }
       network_->release(coordinate);
     }
+    // A step from 0 (u <= -delta) to 1 (u >= 0), exactly: relu(u / delta + 1) - relu(u / delta).
+    for (const Clamp& c : clamps) {
+      double largest = 0;
+      for (long i = 0; i < columns; ++i) {
+        if (column_at(layer, i, Class::kInputs)) largest = std::max(largest, std::abs(states.col(i).dot(c.u)));
+      }
+      const double delta = kClampBand * std::max(largest, 1e-12);
+      // Not gated: the flag is in [0, 1] at the readout too, where only its own exclusion
+      // reads it, and a gate's large offset would cost the clamp its precision in float32.
+      units.push_back(Unit{c.u / delta, 1, c.into, 1});
+      units.push_back(Unit{c.u / delta, 0, c.into, -1});
+    }
     // What the erasures freed can hold this FFN's outputs.
     for (Job& job : jobs) {
       if (job.into >= 0) continue;
@@ -770,9 +1134,16 @@ class Lowering {
         }
         scale(static_cast<long>(i)) = std::max(1e-3, std::sqrt(sum / std::max<long>(n, 1)));
       }
+      std::vector<Eigen::VectorXd> data;
+      for (long c = 0; c < columns; ++c) {
+        if (!column_at(layer, c, job.at)) continue;
+        Eigen::VectorXd z(static_cast<long>(job.inputs.size()));
+        for (std::size_t i = 0; i < job.inputs.size(); ++i) z(static_cast<long>(i)) = states(job.inputs[i], c);
+        data.push_back(z);
+      }
       std::string why;
       const std::optional<detail::RidgeSum> r =
-          detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why);
+          detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why, data);
       if (!r) {
         throw Failure("constructor", fmt::format("{} {}: {} is not one FFN level's function: {}",
                                                  readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1),
@@ -858,6 +1229,16 @@ class Lowering {
 
   /// The readout MLP computes the target's value, one job per additive term.
   void readout() {
+    std::vector<Job> jobs;
+    for (const auto& [coefficient, term] : additive_terms(leveled(output_))) {
+      jobs.push_back(readout_job(term, coefficient, 0));
+      jobs.back().what = "the term " + targets::to_text(term) + " of the target's value";
+    }
+    ffn(network_->config().layers(), jobs, {}, true);
+  }
+
+  /// A job at the readout computing c times `e`, an expression in what the readout holds.
+  Job readout_job(const Node& e, double c, long into) {
     const targets::Evaluator* parameters = evaluator_.get();
     const long count = tokens_;
     const long width = network_->width();
@@ -865,52 +1246,129 @@ class Lowering {
     const auto components = components_[1];
     const auto fetched = fetched_x_;
     const auto values_fetched = fetched_value_;
-    std::vector<Job> jobs;
-    for (const auto& [coefficient, term] : additive_terms(output_)) {
-      Job part;
-      part.at = Class::kReadout;
-      part.into = 0;
-      std::set<long> part_read;
-      collect_coordinates(term, part_read);
-      part.inputs.assign(part_read.begin(), part_read.end());
-      const std::vector<long> part_inputs = part.inputs;
-      const Node t = term;
-      const double c = coefficient;
-      part.f = [=](const Eigen::VectorXd& z_in) {
-        Eigen::VectorXd z = Eigen::VectorXd::Zero(width);
-        for (std::size_t i = 0; i < part_inputs.size(); ++i) z(part_inputs[i]) = z_in(static_cast<long>(i));
-        detail::TermInputs in;
-        in.parameters = parameters;
-        in.tokens_count = count;
-        in.reference = [&](const std::string& name) {
-          detail::TermValue value;
-          if (name.find('.') == std::string::npos) {
-            value.s = values.at(std::stoi(name.substr(1))).dot(z);
-            return value;
-          }
-          const std::vector<Form>& forms = components.at(name);
-          value.vector = forms.size() > 1;
-          value.v.resize(static_cast<long>(forms.size()));
-          for (std::size_t r = 0; r < forms.size(); ++r) value.v(static_cast<long>(r)) = forms[r].dot(z);
-          value.s = value.v(0);
+    const std::vector<long> by_position = positions_held_[1];
+    const std::map<std::string, long> positions = positions_;
+    Job part;
+    part.at = Class::kReadout;
+    part.into = into;
+    std::set<long> part_read;
+    collect_coordinates(e, part_read);
+    part.inputs.assign(part_read.begin(), part_read.end());
+    const std::vector<long> part_inputs = part.inputs;
+    const Node t = e;
+    if (detail::reads_position(e)) require_through_sum(e, "the readout MLP");
+    part.f = [=](const Eigen::VectorXd& z_in) {
+      Eigen::VectorXd z = Eigen::VectorXd::Zero(width);
+      for (std::size_t i = 0; i < part_inputs.size(); ++i) z(part_inputs[i]) = z_in(static_cast<long>(i));
+      detail::TermInputs in;
+      in.parameters = parameters;
+      in.tokens_count = count;
+      if (!by_position.empty()) {
+        Eigen::VectorXd mean(static_cast<long>(by_position.size()));
+        for (std::size_t j = 0; j < by_position.size(); ++j) mean(static_cast<long>(j)) = z(by_position[j]);
+        for (const auto& [text, p] : positions) in.positioned[text] = mean;
+      }
+      in.reference = [&](const std::string& name) {
+        detail::TermValue value;
+        if (name.starts_with(kLevel)) {  // computed by the last layer's FFN
+          value.s = z(std::stol(name.substr(kLevel.size())));
           return value;
-        };
-        in.selection = [&](const Node& select) {
-          const int id = std::stoi(select.args[0].name.substr(1));
-          if (const auto value = values_fetched.find(id); value != values_fetched.end()) return z(value->second);
-          const std::vector<long>& x = fetched.at(id);
-          detail::TermInputs body = in;
-          Eigen::VectorXd token(static_cast<long>(x.size()));
-          for (std::size_t j = 0; j < x.size(); ++j) token(static_cast<long>(j)) = z(x[j]);
-          body.tokens[select.index] = token;
-          return detail::evaluate(select.args[1], body).s;
-        };
-        return c * detail::evaluate(t, in).s;
+        }
+        if (name.find('.') == std::string::npos) {
+          value.s = values.at(std::stoi(name.substr(1))).dot(z);
+          return value;
+        }
+        const std::vector<Form>& forms = components.at(name);
+        value.vector = forms.size() > 1;
+        value.v.resize(static_cast<long>(forms.size()));
+        for (std::size_t r = 0; r < forms.size(); ++r) value.v(static_cast<long>(r)) = forms[r].dot(z);
+        value.s = value.v(0);
+        return value;
       };
-      part.what = "the term " + targets::to_text(term) + " of the target's value";
-      jobs.push_back(std::move(part));
+      in.selection = [&](const Node& select) {
+        const int id = std::stoi(select.args[0].name.substr(1));
+        if (const auto value = values_fetched.find(id); value != values_fetched.end()) return z(value->second);
+        const std::vector<long>& x = fetched.at(id);
+        detail::TermInputs body = in;
+        Eigen::VectorXd token(static_cast<long>(x.size()));
+        for (std::size_t j = 0; j < x.size(); ++j) token(static_cast<long>(j)) = z(x[j]);
+        body.tokens[select.index] = token;
+        return detail::evaluate(select.args[1], body).s;
+      };
+      return c * detail::evaluate(t, in).s;
+    };
+    return part;
+  }
+
+  /// Two FFN levels at the readout: a term that is not one ridge level (a function of a
+  /// maximum of held values, the maximum of |E|'s two readings) has its innermost maxima and
+  /// minima computed first by the last layer's FFN at the readout, each into a coordinate.
+  std::vector<Job> first_level(long layer) {
+    std::vector<Job> jobs;
+    const Eigen::MatrixXd states = calibration_states(layer);  // the readout's, after attention
+    for (const auto& [coefficient, term] : additive_terms(output_)) {
+      if (one_level(term, states)) continue;
+      std::vector<const Node*> extrema;
+      innermost_extrema(term, extrema);
+      for (const Node* e : extrema) {
+        const std::string text = targets::to_text(*e);
+        if (first_level_.count(text) != 0 || pending_.count(text) != 0) continue;
+        if (reads_pending(*e)) continue;  // its inputs are this FFN's own outputs: a third level
+        Job job = readout_job(*e, 1, -1);
+        job.what = "the first level " + text;
+        job.placed = [this, text](long into) { first_level_[text] = into; };
+        pending_.insert(text);
+        jobs.push_back(std::move(job));
+        described_.push_back(fmt::format("FFN {} at the readout: computes {}, which the readout "
+                                         "MLP reads",
+                                         layer + 1, text));
+      }
     }
-    ffn(network_->config().layers(), jobs, {}, true);
+    return jobs;
+  }
+
+  /// Whether a readout term is one FFN level's function, probed at the readout's calibration
+  /// states as the readout MLP will read it.
+  bool one_level(const Node& term, const Eigen::MatrixXd& states) {
+    Job job = readout_job(term, 1, 0);
+    if (job.inputs.empty()) return true;
+    std::vector<Eigen::VectorXd> data;
+    for (long c = 0; c < states.cols(); ++c) {
+      Eigen::VectorXd z(static_cast<long>(job.inputs.size()));
+      for (std::size_t i = 0; i < job.inputs.size(); ++i) z(static_cast<long>(i)) = states(job.inputs[i], c);
+      data.push_back(z);
+    }
+    std::string why;
+    const Eigen::VectorXd scale = Eigen::VectorXd::Ones(static_cast<long>(job.inputs.size()));
+    return detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why, data).has_value();
+  }
+
+  static void innermost_extrema(const Node& n, std::vector<const Node*>& out) {  // NOLINT(misc-no-recursion)
+    const std::size_t before = out.size();
+    for (const Node& a : n.args) innermost_extrema(a, out);
+    if (out.size() == before && n.kind == K::kCall && (n.name == "#max" || n.name == "#min"))
+      out.push_back(&n);
+  }
+
+  /// Whether `n` reads a value some job of the current layer is still to compute.
+  bool reads_pending(const Node& n) const {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.name.starts_with("#") && !n.name.starts_with(kLevel) &&
+        pending_values_.count(quantity_of(n.name)) != 0)
+      return true;
+    return std::any_of(n.args.begin(), n.args.end(), [&](const Node& a) { return reads_pending(a); });
+  }
+
+  /// `n` with each first-level extremum replaced by a reference to its coordinate.
+  Node leveled(const Node& n) const {  // NOLINT(misc-no-recursion)
+    if (const auto it = first_level_.find(targets::to_text(n)); it != first_level_.end()) {
+      Node ref;
+      ref.kind = K::kRef;
+      ref.name = std::string(kLevel) + std::to_string(it->second);
+      return ref;
+    }
+    Node out = n;
+    for (Node& a : out.args) a = leveled(a);
+    return out;
   }
 
   /// The additive terms of an expression, with their numeric coefficients.
@@ -937,6 +1395,19 @@ class Lowering {
 
   /// The readout's coordinates an expression reads; Failure where a value is not at the readout.
   void collect_coordinates(const Node& n, std::set<long>& out) const {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kRef && n.name.starts_with(kLevel)) {
+      out.insert(std::stol(n.name.substr(kLevel.size())));
+      return;
+    }
+    if (detail::positioned(n)) {
+      if (positions_held_[1].empty()) {
+        throw Failure("engine", fmt::format("the readout MLP reads {}, which no step fetches to "
+                                            "the readout",
+                                            targets::to_text(n)));
+      }
+      out.insert(positions_held_[1].begin(), positions_held_[1].end());
+      return;
+    }
     if (n.kind == K::kRef && n.name.starts_with("#")) {
       std::vector<Form> forms;
       if (n.name.find('.') != std::string::npos) {
@@ -993,8 +1464,6 @@ class Lowering {
     out.target_variance = (y.array() - mean).square().mean();
     const double mse = (predictions - y).squaredNorm() / static_cast<double>(count);
     out.nmse = out.target_variance > 0 ? mse / out.target_variance : mse;
-    squared_errors_ = (predictions - y).array().square().matrix();
-    targets_ = y;
   }
 
   const targets::TargetSpec& spec_;
@@ -1020,15 +1489,23 @@ class Lowering {
   std::map<int, std::vector<long>> fetched_x_;
   std::map<int, long> fetched_value_;  ///< a selection whose body is affine: its value's coordinate
   std::set<int> needed_at_readout_;     ///< the quantities whose values the output reads
-  std::map<int, long> made_in_;          ///< the layer that made each retrieved value
+  std::map<int, long> made_in_;  ///< the layer that made each retrieved value (-1: positions)
+  std::map<int, int> chained_;       ///< a k-th largest's step -> the step below it
+  std::map<int, std::vector<long>> undefined_at_;  ///< a masked quantity -> holders with no candidate
+  std::set<int> pending_values_;  ///< values the FFN of the layer being built completes
+  std::set<std::string> pending_;  ///< first-level extrema asked of the last layer's FFN
+  std::map<std::string, long> first_level_;  ///< ... and the coordinates they were put in
+  std::map<int, long> rank_masks_;   ///< a chain's step -> the flag its candidates are masked by
+  std::map<int, long> own_score_;    ///< a retrieval -> the coordinate of its fetched score
+  std::map<int, Form> candidate_score_;  ///< a retrieval -> its score as the candidate's form
+  std::map<std::string, long> positions_;  ///< each token read by position, by its text
+  std::map<std::set<long>, long> indicators_;  ///< a set of positions -> its indicator coordinate
+  std::vector<long> one_hot_;                  ///< position p's one-hot coordinate at p - 1
+  std::array<std::vector<long>, 2> positions_held_;  ///< P's mean of x, at each class
   long current_layer_ = 0;              ///< 1-based, while building
   std::vector<std::string> described_;
   long fewest_knots_ = 0;
   long widest_units_ = 0;
-
- public:
-  Eigen::VectorXd squared_errors_;
-  Eigen::VectorXd targets_;
 };
 
 }  // namespace

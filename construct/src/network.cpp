@@ -1,13 +1,10 @@
 #include "network.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace infoflow::construct::detail {
-
-namespace {
-/// The penalty keeping the readout token out of every softmax: exp(-1e4) is 0 in double.
-constexpr double kReadoutPenalty = 1e4;
-}  // namespace
 
 Network::Network(numeric::ModelConfig config, double beta)
     : model_(std::move(config)), beta_(beta) {
@@ -40,6 +37,10 @@ long Network::allocate(const std::string& holds, const std::string& step) {
   throw Failure("engine", fmt::format("{}: no room in the stream: all E = {} coordinates are "
                                       "in use",
                                       step, holds_.size()));
+}
+
+long Network::free() const {
+  return static_cast<long>(std::count(holds_.begin(), holds_.end(), std::string()));
 }
 
 void Network::release(long coordinate) { holds_.at(static_cast<std::size_t>(coordinate)).clear(); }
@@ -88,7 +89,7 @@ void Network::set_head(long layer, long head, const Role& inputs, const Role& re
     // beta score(candidate) - penalty [candidate is the readout], at this class's tokens only.
     q(row, flag(at)) = beta_;
     k.row(row) = role.score.transpose();
-    k(row, kReadoutFlag) -= kReadoutPenalty / beta_;
+    k(row, kReadoutFlag) -= kPenalty;
     ++row;
     for (std::size_t j = 0; j < role.key.size(); ++j, ++row) {
       q.row(row) = beta_ * role.query[j].transpose();
@@ -99,6 +100,10 @@ void Network::set_head(long layer, long head, const Role& inputs, const Role& re
       o(role.into[j], value_row) = 1;
     }
   }
+}
+
+void Network::mark_position(long coordinate, long position) {
+  model_.tensor("embed.position")(coordinate, position - 1) = 1;
 }
 
 void Network::add_unit(long layer, const Form& pre, double bias, const Eigen::VectorXd& out) {

@@ -47,6 +47,9 @@ class Network {
   static constexpr long kInputFlag = 0;
   static constexpr long kReadoutFlag = 1;
   static constexpr long kToken = 2;
+  /// What keeps a token out of a softmax (the readout token, masked candidates), in the score's
+  /// units: beta times it is far below any score (exp(-1e6) is 0 in double), whatever beta.
+  static constexpr double kPenalty = 1e3;
 
   Network(numeric::ModelConfig config, double beta);
 
@@ -60,12 +63,17 @@ class Network {
   /// A free coordinate, now holding `holds`; Failure("engine") when the stream is full.
   long allocate(const std::string& holds, const std::string& step);
   void release(long coordinate);
+  [[nodiscard]] long free() const;  ///< coordinates not in use
   [[nodiscard]] std::vector<StreamSlot> layout() const;
 
   /// Head `head` (0-based) of `layer` (0-based) acting as `inputs` at the input tokens and as
   /// `readout` at the readout. Failure("engine") when its key or value dimensions exceed n.
   void set_head(long layer, long head, const Role& inputs, const Role& readout,
                 const std::string& step);
+
+  /// The learned positional encoding writes 1 into `coordinate` at input position `position`
+  /// (1-based): how the stream holds positions, as indicators and one-hot codes.
+  void mark_position(long coordinate, long position);
 
   /// One hidden unit of the FFN after `layer` (layer = L: the readout MLP), relu(pre . z + bias),
   /// added to the stream as `out` (to the output as out(0) for the readout MLP).

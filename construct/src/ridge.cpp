@@ -48,9 +48,11 @@ Eigen::VectorXd gradient(const Function& f, const Eigen::VectorXd& z, const Eige
 }  // namespace
 
 std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scale,
-                                  std::uint64_t seed, std::string& why) {
+                                  std::uint64_t seed, std::string& why,
+                                  const std::vector<Eigen::VectorXd>& data) {
   const Eigen::Index k = scale.size();
-  const std::vector<Eigen::VectorXd> checks = probes(scale, seed, 12);
+  std::vector<Eigen::VectorXd> checks = probes(scale, seed, 12);
+  checks.insert(checks.end(), data.begin(), data.end());
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(k);
   const double c = f(zero);
   auto unit = [&](Eigen::Index i, double sign) {
@@ -90,29 +92,42 @@ std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scal
       return out;
     }
   }
-  // One function of one linear form: every gradient is parallel to one direction w, and f is
-  // its values along w (plus the constant offset f takes at 0's projection, none: f(z) = g(w.z)).
-  Eigen::VectorXd w;
-  for (const Eigen::VectorXd& z : probes(scale, seed + 1, 16)) {
+  // One function of one linear form plus an affine part, f(z) = a.z + g(w.z) (max(u, v) is
+  // v + relu(u - v)): the gradients a + g'(w.z) w differ from one another along w only.
+  std::vector<Eigen::VectorXd> gradients;
+  std::vector<Eigen::VectorXd> at = probes(scale, seed + 1, 16);
+  const std::size_t stride = std::max<std::size_t>(1, data.size() / 64);  // 64 of the data
+  for (std::size_t i = 0; i < data.size(); i += stride) at.push_back(data[i]);
+  for (const Eigen::VectorXd& z : at) {
     const Eigen::VectorXd g = gradient(f, z, scale);
-    if (!g.allFinite()) continue;
-    if (g.norm() > 1e-9) {
-      w = g.normalized();
-      break;
+    if (g.allFinite()) gradients.push_back(g);
+  }
+  Eigen::VectorXd w;
+  double widest = 1e-9;
+  for (const Eigen::VectorXd& g : gradients) {
+    for (const Eigen::VectorXd& h : gradients) {
+      if ((g - h).norm() > widest) {
+        widest = (g - h).norm();
+        w = (g - h).normalized();
+      }
     }
   }
+  if (w.size() == 0 && !gradients.empty() && gradients.front().norm() > 1e-9)
+    w = gradients.front().normalized();
   if (w.size() == 0) {
     why = "it is not finite, or flat, on the probes";
     return std::nullopt;
   }
-  const Function along = [&](const Eigen::VectorXd& z) { return f(w.dot(z) * w); };
+  // The affine part across w is the gradients' common part; along w it joins g.
+  const Eigen::VectorXd across = gradients.front() - gradients.front().dot(w) * w;
+  const Function along = [&](const Eigen::VectorXd& z) { return across.dot(z) + f(w.dot(z) * w); };
   if (!verified(f, along, checks)) {
-    why = "it is neither affine, nor quadratic, nor a function of one linear form of its inputs "
-          "(one FFN level writes only those)";
+    why = "it is neither affine, nor quadratic, nor an affine form plus a function of one linear "
+          "form of its inputs (one FFN level writes only those)";
     return std::nullopt;
   }
   out.constant = 0;
-  out.linear.setZero();
+  out.linear = across;
   out.ridges.push_back(Ridge{w, [f, w](double u) { return f(u * w); }});
   return out;
 }

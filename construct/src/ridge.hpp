@@ -32,10 +32,12 @@ struct RidgeSum {
 /// Writes f over k inputs as a ridge sum, found from values of f at probe points of scale
 /// `scale` (one typical size per input; seed fixes the probes): an affine f; a quadratic f, as
 /// the squares of its eigen-directions (a product u v is ((u + v)^2 - (u - v)^2) / 4); or one
-/// function of one affine form. Each reading is verified at random points. nullopt: none holds
-/// (`why` says what f is not).
+/// an affine form plus a function of one linear form. Each reading is verified at random points
+/// and at `data`, the inputs as the network meets them (a kink that only the data cross, as in
+/// max(u + 1, v - 1), is found there). nullopt: none holds (`why` says what f is not).
 std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scale,
-                                  std::uint64_t seed, std::string& why);
+                                  std::uint64_t seed, std::string& why,
+                                  const std::vector<Eigen::VectorXd>& data = {});
 
 /// The ReLU interpolant of g on `knots` equally spaced points of [low, high] (linear beyond):
 /// g(low) + sum_k slope_k relu(u - u_k) - slope_0 relu(low - u). `knots` units.

@@ -29,8 +29,12 @@ TermValue evaluate(const Node& n, const TermInputs& in) {  // NOLINT(misc-no-rec
         return out;
       }
       if (n.name == "x") {
-        if (n.position > 0 || !n.position_name.empty() || n.offset != 0)
-          throw std::invalid_argument("evaluate(): a term reads a token by position");
+        if (positioned(n)) {
+          out.vector = true;
+          out.v = in.positioned.at(targets::to_text(n));
+          return out;
+        }
+        if (n.offset != 0) throw std::invalid_argument("evaluate(): a term reads a token by offset");
         out.vector = true;
         out.v = in.tokens.at(n.index);
         return out;
@@ -51,7 +55,14 @@ TermValue evaluate(const Node& n, const TermInputs& in) {  // NOLINT(misc-no-rec
       }
       if (n.name == "#sum" || n.name == "#max" || n.name == "#min") {
         for (std::size_t i = 0; i < n.args.size(); ++i) {
-          const double v = evaluate(n.args[i], in).s;
+          const TermValue a = evaluate(n.args[i], in);
+          if (a.vector) {  // a sum of vectors (sum(p = 1..3) x[p])
+            if (n.name != "#sum") throw std::invalid_argument("evaluate(): an extremum of vectors");
+            out.vector = true;
+            out.v = i == 0 ? a.v : Eigen::VectorXd(out.v + a.v);
+            continue;
+          }
+          const double v = a.s;
           out.s = i == 0              ? v
                   : n.name == "#sum" ? out.s + v
                   : n.name == "#max" ? std::max(out.s, v)
@@ -123,8 +134,16 @@ TermValue evaluate(const Node& n, const TermInputs& in) {  // NOLINT(misc-no-rec
   throw std::invalid_argument("evaluate(): a reduction inside a term");
 }
 
+bool positioned(const Node& n) {
+  return n.kind == K::kRef && n.name == "x" && (n.position > 0 || !n.position_name.empty());
+}
+
+bool reads_position(const Node& n) {  // NOLINT(misc-no-recursion)
+  return positioned(n) || std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return reads_position(a); });
+}
+
 void token_indices(const Node& n, std::vector<std::string>& out) {  // NOLINT(misc-no-recursion)
-  if (n.kind == K::kRef && n.name == "x" && !n.index.empty() &&
+  if (n.kind == K::kRef && n.name == "x" && !n.index.empty() && !positioned(n) &&
       std::find(out.begin(), out.end(), n.index) == out.end())
     out.push_back(n.index);
   for (const Node& a : n.args) token_indices(a, out);

@@ -27,6 +27,8 @@ struct TermValue {
 struct TermInputs {
   const targets::Evaluator* parameters = nullptr;
   std::map<std::string, Eigen::VectorXd> tokens;  ///< index name -> x at that token
+  /// A token read by position (x[3], x[T]), by its text -> x as the reading token holds it.
+  std::map<std::string, Eigen::VectorXd> positioned;
   std::function<TermValue(const std::string&)> reference;  ///< `#N`, `#N.J`
   /// `#select` of quantity N: the selection's body at the token N chose, given the body and
   /// its index (the caller knows what it fetched).
@@ -34,12 +36,17 @@ struct TermInputs {
   long tokens_count = 0;  ///< the value of T
 };
 
-/// Evaluates `n`. Throws std::invalid_argument for what a term cannot hold (a reduction, a fixed
-/// position): the lowering has already refused such terms.
+/// Evaluates `n`. Throws std::invalid_argument for what a term cannot hold (a reduction, a
+/// position not in `positioned`, an offset): the lowering has already refused such terms.
 TermValue evaluate(const targets::Node& n, const TermInputs& in);
 
 /// The indices a term's tokens are read at (the kRef x[i] subscripts).
 void token_indices(const targets::Node& n, std::vector<std::string>& out);
+
+/// Whether `n` is a token read by position (x[3], x[T], x[T-1]), not by an index.
+bool positioned(const targets::Node& n);
+/// Whether a term reads any token by position.
+bool reads_position(const targets::Node& n);
 
 }  // namespace infoflow::construct::detail
 

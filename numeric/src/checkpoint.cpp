@@ -6,6 +6,8 @@
 #include <iterator>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
 
@@ -72,6 +74,32 @@ class Reader {
 };
 
 }  // namespace
+
+std::string model_fingerprint(const ModelConfig& m) {
+  std::string heads;
+  for (const Index h : m.heads) heads += std::to_string(h) + ",";
+  return fmt::format("T={} d={} E={} heads={} n={} W={} R={} act={} pe={} preln={} scale={:a}",
+                     m.tokens, m.token_dim, m.embedding, heads, m.head_dim, m.ffn_width,
+                     m.readout_width, to_string(m.activation), to_string(m.positional),
+                     m.pre_layer_norm, m.attention_scale);
+}
+
+namespace {
+constexpr std::string_view kStarting = "construction|";
+}  // namespace
+
+Checkpoint starting_checkpoint(const ModelConfig& m, const std::vector<double>& parameters) {
+  Checkpoint c;
+  c.fingerprint = std::string(kStarting) + model_fingerprint(m);
+  c.scalar_bytes = 8;
+  c.parameters.resize(parameters.size() * sizeof(double));
+  if (!parameters.empty()) std::memcpy(c.parameters.data(), parameters.data(), c.parameters.size());
+  c.first_moment.assign(c.parameters.size(), 0);
+  c.second_moment.assign(c.parameters.size(), 0);
+  return c;
+}
+
+bool is_starting_checkpoint(const Checkpoint& c) { return c.fingerprint.starts_with(kStarting); }
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   Writer w;

@@ -116,19 +116,37 @@ std::vector<Chunk> cut(Index total, Index pieces) {
 /// Everything that decides a run's numbers, so that a checkpoint is only resumed by its own run.
 std::string fingerprint(const ModelConfig& m, const Task& task, const TrainOptions& o,
                         Index scalar_bytes) {
-  std::string heads;
-  for (const Index h : m.heads) heads += std::to_string(h) + ",";
   return fmt::format(
-      "{}|{}|T={} d={} E={} heads={} n={} W={} R={} act={} pe={} preln={} scale={:a}|steps={} "
+      "{}|{}|{}|steps={} "
       "max={} batch={} lr={:a} b1={:a} b2={:a} eps={:a} wd={:a} warmup={} min={:a} clip={:a} "
       "eval={} val={} seed={} chunks={} bytes={} plateau={:a}{}|{}",
-      task.name(), task.description(), m.tokens, m.token_dim, m.embedding, heads, m.head_dim,
-      m.ffn_width, m.readout_width, to_string(m.activation), to_string(m.positional),
-      m.pre_layer_norm, m.attention_scale, o.steps, o.max_steps, o.batch, o.adam.learning_rate,
+      task.name(), task.description(), model_fingerprint(m), o.steps, o.max_steps, o.batch, o.adam.learning_rate,
       o.adam.beta1, o.adam.beta2, o.adam.epsilon, o.adam.weight_decay, o.warmup_steps(),
       o.min_lr_ratio, o.clip, o.eval_interval(), o.validation_size, o.seed, o.chunks, scalar_bytes,
       o.plateau_tolerance, o.max_steps > 0 ? fmt::format(" cooldown={:a}", kCooldownFraction) : "",
       o.checkpoint_tag);
+}
+
+/// A run starting from a model with no training (starting_checkpoint): its parameters, with
+/// the readout's output in the run's standardised units ((y - mean) / spread, as train fits).
+template <class Scalar>
+void start_from(const Checkpoint& c, const ModelConfig& config, Scalar spread, Scalar mean,
+                Transformer<Scalar>& model, const std::filesystem::path& path) {
+  require(c.fingerprint == starting_checkpoint(config, {}).fingerprint,
+          "the checkpoint " + path.string() + " holds a model of another shape: " +
+              c.fingerprint.substr(c.fingerprint.find('|') + 1) + ", and this run's is " +
+              model_fingerprint(config));
+  const Index size = model.layout().size();
+  require(c.scalar_bytes == 8 && c.parameters.size() == static_cast<std::size_t>(size) * 8,
+          "the checkpoint " + path.string() + " has the wrong number of parameters");
+  std::vector<double> values(static_cast<std::size_t>(size));
+  std::memcpy(values.data(), c.parameters.data(), c.parameters.size());
+  for (Index i = 0; i < size; ++i)
+    model.parameters()[static_cast<std::size_t>(i)] = static_cast<Scalar>(values[static_cast<std::size_t>(i)]);
+  MatrixMap<Scalar> w2 = model.tensor("readout.w2");
+  MatrixMap<Scalar> b2 = model.tensor("readout.b2");
+  w2 /= spread;
+  b2(0, 0) = (b2(0, 0) - mean) / spread;
 }
 
 template <class Scalar>
@@ -240,6 +258,9 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   bool finished = false;
   if (!o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
     const Checkpoint c = load_checkpoint(o.checkpoint);
+    if (is_starting_checkpoint(c)) {
+      start_from(c, config, spread, mean, model, o.checkpoint);
+    } else {
     require(c.fingerprint == print,
             "the checkpoint " + o.checkpoint.string() + " belongs to another configuration");
     require(c.parameters.size() == static_cast<std::size_t>(size) * sizeof(Scalar) &&
@@ -264,6 +285,7 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
     first_step = c.steps_done;
     finished = c.finished;
     start_cooldown(cooldown_of(result.curve, o));
+    }
   }
   auto save = [&](bool done) {
     Checkpoint c;

@@ -58,6 +58,14 @@ Node substitute(Node n, const std::string& name, long value) {
   return n;
 }
 
+/// `n` with every subexpression whose text is `text` replaced by `by`.
+Node replaced(const Node& n, const std::string& text, const Node& by) {  // NOLINT(misc-no-recursion)
+  if (targets::to_text(n) == text) return by;
+  Node out = n;
+  for (Node& a : out.args) a = replaced(a, text, by);
+  return out;
+}
+
 /// A text that two expressions share iff they are equal up to the order of commutative
 /// operands and the renaming `rename` (used for symmetry and for merging identical actions).
 std::string canonical(const Node& n, const std::map<std::string, std::string>& rename) {  // NOLINT(misc-no-recursion)
@@ -127,6 +135,33 @@ std::optional<double> literal_number(const Node& n) {  // NOLINT(misc-no-recursi
     const std::optional<double> b = literal_number(n.args[1]);
     if (!a || !b || (n.kind == K::kDiv && *b == 0)) return std::nullopt;
     return n.kind == K::kMul ? *a * *b : *a / *b;
+  }
+  return std::nullopt;
+}
+
+/// The slope of `g` in the subexpression `inner` (g affine in it, its numbers literal), if known.
+std::optional<double> slope_in(const Node& g, const std::string& inner) {  // NOLINT(misc-no-recursion)
+  if (targets::to_text(g) == inner) return 1.0;
+  const std::function<bool(const Node&)> mentions = [&](const Node& m) {
+    return targets::to_text(m) == inner || std::any_of(m.args.begin(), m.args.end(), mentions);
+  };
+  if (!mentions(g)) return 0.0;
+  if (g.kind == K::kNeg) {
+    const std::optional<double> a = slope_in(g.args[0], inner);
+    return a ? std::optional<double>(-*a) : std::nullopt;
+  }
+  if (g.kind == K::kAdd || g.kind == K::kSub) {
+    const std::optional<double> a = slope_in(g.args[0], inner);
+    const std::optional<double> b = slope_in(g.args[1], inner);
+    if (!a || !b) return std::nullopt;
+    return g.kind == K::kAdd ? *a + *b : *a - *b;
+  }
+  if (g.kind == K::kMul || g.kind == K::kDiv) {
+    const bool left = mentions(g.args[0]);
+    const std::optional<double> factor = literal_number(g.args[left ? 1 : 0]);
+    const std::optional<double> a = slope_in(g.args[left ? 0 : 1], inner);
+    if (!factor || !a || (g.kind == K::kDiv && (!left || *factor == 0))) return std::nullopt;
+    return g.kind == K::kMul ? *a * *factor : *a / *factor;
   }
   return std::nullopt;
 }
@@ -539,14 +574,21 @@ class Compiler {
     return id;
   }
 
-  int positions_quantity(const std::string& name) {
-    if (std::find(position_names_.begin(), position_names_.end(), name) == position_names_.end())
-      position_names_.push_back(name);
+  /// The one quantity gathering every fixed position the target reads; its form's terms are the
+  /// positioned tokens (x[3], x[T]), one each.
+  int positions_quantity(const Node& ref, const std::string& name) {
     if (positions_ < 0) {
       Quantity q;
       q.name = "P";
       q.mode = Mode::kPositions;
+      q.form.known = true;
       positions_ = add(q, "");
+    }
+    if (std::find(position_names_.begin(), position_names_.end(), name) == position_names_.end()) {
+      position_names_.push_back(name);
+      FormTerm term;
+      term.node = std::make_shared<const Node>(ref);
+      p_.quantities[static_cast<std::size_t>(positions_)].form.terms.push_back(std::move(term));
     }
     return positions_;
   }
@@ -566,7 +608,7 @@ class Compiler {
         const std::string where =
             n.position > 0 ? std::to_string(n.position) : targets::to_text(n).substr(2, targets::to_text(n).size() - 3);
         note_order(targets::to_text(n) + " reads a fixed position");
-        d.quantities.insert(positions_quantity(where));
+        d.quantities.insert(positions_quantity(n, where));
       } else if (n.offset != 0) {
         note_order(targets::to_text(n) + " reads a relative position");
         Quantity q;
@@ -860,7 +902,7 @@ class Compiler {
                                      tokens->second - excluded));
       }
       if (k >= 2) {
-        Deps d = annotated(ranked(bound, factors, body_deps, k, n.has_key(), c), c.text);
+        Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), c.text);
         // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
         // bottom (k = T is the minimum), which a reader comparing with training must be told.
         if (const auto tokens = bindings_.find("T");
@@ -977,15 +1019,52 @@ class Compiler {
     // Keyed as the retrievals of max L and min L elsewhere (one action with them).
     const std::string plain = canonical(score, {{v, "#v"}});
     std::vector<std::string> names;
+    std::vector<Node> at_extremes;  // g(L) at the score's largest and smallest values
     Deps d = leftovers(factors, bound);
     for (const char* sign : {"", "-"}) {
       const int id = add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
-      if (made.what.empty())
+      if (made.what.empty()) {
         made.what =
             fmt::format("{} = the token maximising {}{} over {}", made.name, sign, inner, v);
+        made.form.known = true;
+        made.form.index = v;
+        FormTerm term;
+        term.node = std::make_shared<const Node>(score);
+        term.coefficient = *sign ? -1 : 1;
+        made.form.terms.push_back(std::move(term));
+      }
       names.push_back(made.name);
       d.quantities.insert(id);
+      // The quantity's value is c L at its token (c its form's number, the sign here unless
+      // another retrieval made it): L there is the value over c.
+      const Form& form = made.form;
+      if (form.known && form.terms.size() == 1 && form.terms.front().node &&
+          targets::to_text(*form.terms.front().node) == inner && form.terms.front().coefficient != 0)
+        at_extremes.push_back(replaced(t.args[0], inner, value_of(id, 1 / form.terms.front().coefficient)));
+    }
+    // |g(L)| over the tokens, g affine of slope a > 0, is largest at max L or at min L: the
+    // larger of g(max L) and -g(min L), which are ordered (g(max L) >= g(min L)) so that one
+    // ReLU takes it; with a < 0 the two swap. g(L)^2 is that, squared.
+    const std::optional<double> slope = slope_in(t.args[0], inner);
+    if (at_extremes.size() == 2 && slope && *slope != 0) {
+      if (*slope < 0) std::swap(at_extremes[0], at_extremes[1]);
+      Node negated;
+      negated.kind = K::kNeg;
+      negated.args = {std::move(at_extremes[1])};
+      Node larger;
+      larger.kind = K::kCall;
+      larger.name = "#max";
+      larger.args = {std::move(at_extremes[0]), std::move(negated)};
+      if (square) {
+        Node two;
+        two.number = 2;
+        Node power;
+        power.kind = K::kPow;
+        power.args = {std::move(larger), std::move(two)};
+        larger = std::move(power);
+      }
+      p_.values.emplace(targets::to_text(n), std::move(larger));
     }
     c.order = 1;
     c.elimination =
@@ -1262,6 +1341,26 @@ class Compiler {
                                 parts[0], parts[1], absolute ? "" : ", squared");
     c.summary = true;
     p_.comparisons.push_back(c);
+    const auto largest = p_.values.find(parts[0]);
+    const auto smallest = p_.values.find(parts[1]);
+    if (largest != p_.values.end() && smallest != p_.values.end()) {
+      Node negated;
+      negated.kind = K::kNeg;
+      negated.args = {smallest->second};
+      Node larger;
+      larger.kind = K::kCall;
+      larger.name = "#max";
+      larger.args = {largest->second, std::move(negated)};
+      if (square) {
+        Node two;
+        two.number = 2;
+        Node power;
+        power.kind = K::kPow;
+        power.args = {std::move(larger), std::move(two)};
+        larger = std::move(power);
+      }
+      p_.values.emplace(targets::to_text(n), std::move(larger));
+    }
     return d;
   }
 
@@ -1585,6 +1684,27 @@ class Compiler {
     p_.values.emplace(targets::to_text(n), sum_of(std::move(terms)));
   }
 
+  /// Program::values for a k-th largest resolved by its chain's last step `last`: the step's
+  /// value, or the selection's body at its token; recorded where the score is the whole body.
+  void record_rank_value(const Node& n, int last, const std::vector<const Factor*>& used,
+                         const std::vector<Factor>& factors, const std::string& index,
+                         const std::string& at) {
+    if (used.size() != factors.size()) return;
+    const Quantity& q = p_.quantities[static_cast<std::size_t>(last)];
+    if (n.has_key()) {
+      if (!at.empty()) return;
+      Node select;
+      select.kind = K::kCall;
+      select.name = "#select";
+      select.index = index;
+      select.args = {value_of(last), n.args[0]};
+      p_.values.emplace(targets::to_text(n), std::move(select));
+      return;
+    }
+    const double ratio = ratio_to_form(q.form, used, false, scoring_terms(used) == 1);
+    p_.values.emplace(targets::to_text(n), value_of(last, ratio));
+  }
+
   /// A selection's body read at the selected token may also read an index bound further out
   /// (`max(s) max(t by dot(a, x[t])) dot(x[t], x[s])`): the value depends on that index too, so
   /// whatever reduces over it must wait for the selection (the key alone does not say so).
@@ -1595,8 +1715,9 @@ class Compiler {
     }
   }
 
-  Deps ranked(const std::vector<std::string>& bound, std::vector<Factor> factors,
-              const Deps& body_deps, long k, bool selection, Comparison& c) {
+  Deps ranked(const Node& n, const std::vector<std::string>& bound, std::vector<Factor> factors,
+              const Deps& body_deps, long k, Comparison& c) {
+    const bool selection = n.has_key();
     if (bound.size() != 1) {
       outside("'" + c.text + "': a k-th largest over index tuples is not a rule of the framework "
               "(Theorem 2 ranks single tokens)");
@@ -1643,6 +1764,7 @@ class Compiler {
       c.elimination = fmt::format("{} -> {} (k = {} masked maxima, the chain of {})", v,
                                   fmt::join(names, ", "), k, earlier.text);
       p_.comparisons.push_back(c);
+      record_rank_value(n, earlier.steps.back(), used, factors, v, at);
       Deps d = leftovers(factors, bound);
       d.quantities.insert(earlier.steps.back());
       if (!at.empty()) d.indices.insert(at);
@@ -1676,11 +1798,14 @@ class Compiler {
                                          made.name, at.empty() ? "" : "(" + at + ")", objective, v,
                                          p_.quantities[static_cast<std::size_t>(previous)].name);
         if (made.needs_ffn) made.what += kScoreNeedsFfn;
+        made.form = form_of(used, v, at, false);
+        made.form.below = previous;
       }
       steps.push_back(made.name);
       r.steps.push_back(id);
       previous = id;
     }
+    record_rank_value(n, previous, used, factors, v, at);
     p_.ranked.push_back(r);
     c.order = at.empty() ? 1 : 2;
     c.elimination = fmt::format("{} -> {} (k = {} masked maxima)", v, fmt::join(steps, ", "), k);

@@ -30,7 +30,7 @@ struct ConstructOptions {
   long ffn_width = 256;         ///< W, the hidden width of every FFN and of the readout MLP
   std::uint64_t seed = 1;       ///< the measured inputs; calibration draws from seed + 1
   long samples = 4096;          ///< sequences measured
-  long calibration = 1024;      ///< sequences the grids' ranges are read from
+  long calibration = 4096;      ///< sequences the grids' ranges are read from (as many as measured)
   std::uint64_t task_seed = 1;  ///< the target's random parameters (as train's --task-seed)
   /// Throws InputError naming the first invalid field.
   void validate() const;

@@ -39,6 +39,16 @@ struct Checkpoint {
   double seconds_total = 0;
 };
 
+/// The fingerprint's model part: the shape a checkpoint's parameters have.
+std::string model_fingerprint(const ModelConfig& m);
+
+/// A checkpoint that holds a model and no training (a construction, docs/constructions.md):
+/// its fingerprint is "construction|" and the model part. train() starts from its parameters
+/// with fresh optimizer moments, where the model matches, and writes its own checkpoints over it.
+Checkpoint starting_checkpoint(const ModelConfig& m, const std::vector<double>& parameters);
+/// Whether `c` is a starting checkpoint (starting_checkpoint).
+bool is_starting_checkpoint(const Checkpoint& c);
+
 /// Writes `c` to `path` atomically (creating the directory). Throws Error if it cannot.
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c);
 

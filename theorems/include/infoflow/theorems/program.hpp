@@ -55,8 +55,12 @@ struct Form {
   std::string index;     ///< the index the action ranges over (the candidate token)
   std::string at;        ///< the holder's index ("": the readout)
   bool minimum = false;  ///< the value is the minimum of the summed terms, not the maximum
-  std::vector<FormTerm> terms;  ///< a retrieval's score terms; a mean's averaged values
+  /// A retrieval's score terms; a mean's averaged values; kPositions: the positioned tokens.
+  std::vector<FormTerm> terms;
   std::vector<targets::IndexConstraint> constraints;  ///< on `index` and `at`
+  /// kRankStep: the step before in its chain (its quantity); this step's candidates are the
+  /// tokens whose score is below that step's token's.
+  int below = -1;
   /// A selection's value, read at the chosen token (null: the score's value).
   std::shared_ptr<const targets::Node> selected;
 };
