@@ -218,6 +218,24 @@ const std::vector<Setting> kSettings{
 
 }  // namespace
 
+std::string_view to_string(SettingType t) {
+  switch (t) {
+    case SettingType::kInteger:
+      return "integer";
+    case SettingType::kSeed:
+      return "seed";
+    case SettingType::kNumber:
+      return "number";
+    case SettingType::kText:
+      return "text";
+    case SettingType::kFlag:
+      return "flag";
+    case SettingType::kHeads:
+      return "heads";
+  }
+  return "?";
+}
+
 std::string_view to_string(Section s) {
   switch (s) {
     case Section::kTask:

@@ -519,6 +519,28 @@ py::dict train(const py::dict& kwargs) {
   return out;
 }
 
+/// The run settings' table (numeric/run_settings.hpp): train()'s keywords, the command's
+/// options and an experiment's profile keys.
+py::list run_settings() {
+  static const numeric::RunSettings kDefaults;
+  py::list out;
+  for (const numeric::Setting& s : numeric::run_settings()) {
+    py::dict d;
+    d["name"] = std::string(s.name);
+    d["option"] = s.option();
+    d["section"] = std::string(numeric::to_string(s.section));
+    d["type"] = std::string(numeric::to_string(s.type));
+    d["default"] = s.shows_default
+                       ? to_py(std::visit([](const auto& v) { return json(v); }, s.get(kDefaults)))
+                       : py::object(py::none());
+    d["help"] = std::string(s.help);
+    d["old_name"] = s.old_name.empty() ? py::object(py::none()) : py::str(std::string(s.old_name));
+    d["in_spec"] = s.in_spec;
+    out.append(d);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Experiments: sweep, merge, read, verify
 
@@ -731,6 +753,7 @@ PYBIND11_MODULE(_infoflow, m) {
         py::arg("format"), py::arg("options"));
   m.def("tasks", [] { return infoflow::numeric::task_names(); });
   m.def("train", &ip::train, py::arg("options"));
+  m.def("run_settings", &ip::run_settings);
   m.def("sweep", &ip::sweep, py::arg("experiments"), py::arg("experiments_dir"),
         py::arg("options"));
   m.def("merge", &ip::merge, py::arg("inputs"), py::arg("output"));

@@ -31,6 +31,7 @@ struct RunSettings {
 };
 
 enum class SettingType { kInteger, kSeed, kNumber, kText, kFlag, kHeads };
+std::string_view to_string(SettingType t);  ///< integer | seed | number | text | flag | heads
 enum class Section { kTask, kModel, kTraining };
 std::string_view to_string(Section s);  ///< task | model | training
 
