@@ -17,6 +17,7 @@
 #include "infoflow/report/experiment_report.hpp"
 #include "infoflow/report/verification_text.hpp"
 #include "infoflow/session/sweep.hpp"
+#include "infoflow/session/verify.hpp"
 #include "infoflow/theorems/engine.hpp"
 
 #include "commands/commands.hpp"
@@ -50,9 +51,6 @@ struct Common {
     cmd->add_option("--results", results, "the folder of results files, NAME.jsonl each")
         ->capture_default_str();
   }
-  [[nodiscard]] experiments::ResultStore store(const experiments::ExperimentSpec& s) const {
-    return experiments::ResultStore(fs::path(results) / (s.name + ".jsonl"));
-  }
 };
 
 void sweep(const session::PreparedSweep& sweep) {
@@ -84,16 +82,15 @@ void sweep(const session::PreparedSweep& sweep) {
   }
 }
 
+/// Each experiment verified, its results file's warnings on standard error.
 std::vector<experiments::ExperimentResult> verify_all(
     const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
     const theorems::Catalogue& catalogue) {
   theorems::Engine engine(catalogue);
   std::vector<experiments::ExperimentResult> out;
-  for (const experiments::ExperimentSpec& s : specs) {
-    std::vector<std::string> warnings;
-    const std::vector<experiments::RunRecord> records = c.store(s).read(&warnings);
-    for (const std::string& w : warnings) std::cerr << "infoflow: warning: " << w << "\n";
-    out.push_back(experiments::verify_in_context(s, c.profile, records, c.store(s).file(), engine));
+  for (session::Verified& v : session::verify(specs, c.profile, c.results, engine)) {
+    for (const std::string& w : v.warnings) std::cerr << "infoflow: warning: " << w << "\n";
+    out.push_back(std::move(v.result));
   }
   return out;
 }
@@ -160,27 +157,8 @@ void add_verify(CLI::App& app, Context& ctx) {
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
-      for (const experiments::ExperimentResult& r : results) {
-        nlohmann::json claims = nlohmann::json::array();
-        for (const experiments::Claim& cl : r.claims) {
-          claims.push_back({{"group", cl.group},
-                            {"predicted", cl.prediction},
-                            {"measured", cl.measured},
-                            {"verdict", experiments::to_text(cl.verdict)},
-                            {"why", cl.why},
-                            {"cross_check", cl.cross_check},
-                            {"runs",
-                             {{"planned", cl.runs.planned},
-                              {"converged", cl.runs.converged},
-                              {"budget_reached", cl.runs.budget_reached},
-                              {"diverged", cl.runs.diverged}}}});
-        }
-        j.push_back({{"experiment", r.name},
-                     {"profile", r.profile},
-                     {"claim", r.claim_kind},
-                     {"claims", claims},
-                     {"notes", r.notes}});
-      }
+      for (const experiments::ExperimentResult& r : results)
+        j.push_back(session::verification_json(r));
       emit(j.dump(2) + "\n", *output);
       return;
     }

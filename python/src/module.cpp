@@ -341,49 +341,10 @@ py::dict parse_rate(const std::string& text) {
   return rate_dict(symbolic::Rate::parse(text, SourceLocation{"rate", 1, 1}));
 }
 
-py::dict compare(const std::string& first, const std::string& second,
-                 const std::vector<std::string>& assumptions) {
-  const symbolic::Rate a = symbolic::Rate::parse(first, SourceLocation{"first rate", 1, 1});
-  const symbolic::Rate b = symbolic::Rate::parse(second, SourceLocation{"second rate", 1, 1});
-  symbolic::Domain domain;
-  for (std::size_t i = 0; i < assumptions.size(); ++i) {
-    const SourceLocation where{"--assume #" + std::to_string(i + 1), 1, 1};
-    for (const symbolic::Relation& r : symbolic::parse_relations(assumptions[i], where)) {
-      domain.require(r, assumptions[i]);
-    }
-  }
+py::object compare(const std::string& first, const std::string& second,
+                   const std::vector<std::string>& assumptions) {
   symbolic::SignOracle oracle;
-  if (oracle.satisfiable(domain).status == symbolic::Satisfiability::kUnsatisfiable) {
-    throw InputError("the assumptions contradict each other: " + domain.to_text());
-  }
-  const symbolic::RateComparison eps = symbolic::compare_as_eps_to_zero(a, b, domain, oracle);
-  const symbolic::RateComparison T = symbolic::compare_as_T_to_infinity(a, b, domain, oracle);
-  // The keys of `compare --json`, with the LaTeX of the condition and the summary line beside.
-  const auto describe = [](const symbolic::RateComparison& c) {
-    py::dict d;
-    d["growth"] = symbolic::to_text(c.growth);
-    d["decided_by"] = c.decided_by;
-    d["gap"] = symbolic::canonical(c.gap);
-    d["gap_latex"] = symbolic::canonical(c.gap, symbolic::Format::kLatex);
-    d["note"] = c.note;
-    d["summary"] = c.summary();
-    if (c.growth == symbolic::Growth::kDepends) {
-      d["faster_when"] = c.faster_when.text;
-      d["faster_when_latex"] = c.faster_when.latex;
-    }
-    if (c.gap_sign.positive_at) d["faster_at"] = c.gap_sign.positive_at->to_text();
-    if (c.gap_sign.negative_at) d["slower_at"] = c.gap_sign.negative_at->to_text();
-    if (c.gap_sign.zero_at) d["equal_at"] = c.gap_sign.zero_at->to_text();
-    return d;
-  };
-  py::dict out;
-  out["first"] = a.print();
-  out["second"] = b.print();
-  out["first_latex"] = a.print(symbolic::Format::kLatex);
-  out["second_latex"] = b.print(symbolic::Format::kLatex);
-  out["eps_to_zero"] = describe(eps);
-  out["T_to_infinity"] = describe(T);
-  return out;
+  return to_py(session::comparison_json(session::compare(first, second, assumptions, oracle)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,48 +610,18 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   py::list out;
-  for (const experiments::ExperimentSpec& s : specs) {
-    const experiments::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
-    std::vector<std::string> warnings;
-    const std::vector<experiments::RunRecord> records = store.read(&warnings);
-    const experiments::ExperimentResult r =
-        experiments::verify_in_context(s, profile, records, store.file(), engine);
+  for (const session::Verified& v : session::verify(specs, profile, results, engine)) {
     if (format == "text") {
-      out.append(report::verification_text(r));
-      continue;
+      out.append(report::verification_text(v.result));
+    } else if (format == "latex") {
+      out.append(report::claims_table_latex(v.result));
+    } else {
+      py::object d = to_py(session::verification_json(v.result));
+      d["warnings"] = v.warnings;
+      d["latex"] = report::claims_table_latex(v.result);
+      d["text"] = report::verification_text(v.result);
+      out.append(d);
     }
-    if (format == "latex") {
-      out.append(report::claims_table_latex(r));
-      continue;
-    }
-    py::list claims;
-    for (const experiments::Claim& c : r.claims) {
-      py::dict d;
-      d["group"] = c.group;
-      d["predicted"] = c.prediction;
-      d["measured"] = c.measured;
-      d["verdict"] = experiments::to_text(c.verdict);
-      d["why"] = c.why;
-      d["cross_check"] = c.cross_check;
-      py::dict runs;
-      runs["planned"] = c.runs.planned;
-      runs["converged"] = c.runs.converged;
-      runs["budget_reached"] = c.runs.budget_reached;
-      runs["diverged"] = c.runs.diverged;
-      d["runs"] = runs;
-      claims.append(d);
-    }
-    py::dict d;
-    d["experiment"] = r.name;
-    d["title"] = r.title;
-    d["profile"] = r.profile;
-    d["claim"] = r.claim_kind;
-    d["claims"] = claims;
-    d["notes"] = r.notes;
-    d["warnings"] = warnings;
-    d["latex"] = report::claims_table_latex(r);
-    d["text"] = report::verification_text(r);
-    out.append(d);
   }
   return out;
 }

@@ -1,7 +1,8 @@
 """The command and the Python module are two front ends over one workflow layer (session/):
-for the same request they give the same output. derive's text and plan's JSON over a sample of
-the engine's table, train's JSON against train()'s dict, and the run settings' table against
-the command's options and train()'s keywords. Run by CTest as python.front_ends (PYTHONPATH at
+for the same request they give the same output: compare's JSON, derive's text and plan's JSON
+over a sample of the engine's table, verify's JSON on shipped results, train's JSON against
+train()'s dict, and the run settings' table against the command's options and train()'s
+keywords. Run by CTest as python.front_ends (PYTHONPATH at
 the build tree's package, INFOFLOW_BINARY the command); exits 77 (skipped) without numpy."""
 
 import json
@@ -48,6 +49,13 @@ def engine_cases(every=12):
 
 
 class Engine(unittest.TestCase):
+    def test_compare_json_is_the_commands(self):
+        for first, second, assume in (("eps^(1 - T*d/E)", "eps^(-T/E)", []),
+                                      ("O(eps^(-T/(n+1)))", "Omega(eps^(-T/(n+2)))", ["n >= 1"])):
+            args = [a for r in assume for a in ("--assume", r)]
+            self.assertEqual(infoflow.compare(first, second, assume=assume),
+                             json.loads(cli("compare", first, second, *args, "--format", "json")))
+
     def test_derive_text_is_the_commands(self):
         for formula, args, kwargs in engine_cases():
             with self.subTest(formula=formula):
@@ -62,6 +70,18 @@ class Engine(unittest.TestCase):
                                  command)
                 data = infoflow.plan(args[0], **kwargs)  # the command's keys, and more
                 self.assertEqual({k: data[k] for k in command}, command)
+
+
+class Experiments(unittest.TestCase):
+    def test_verify_json_is_the_commands(self):
+        results = os.path.join(SOURCE, "experiments", "results", "engine-quick")
+        command = json.loads(cli("verify", "head_capacity", "engine_mean", "--profile", "quick",
+                                 "--results", results, "--format", "json"))
+        data = infoflow.verify(["head_capacity", "engine_mean"], profile="quick",
+                               results=results)
+        self.assertEqual(len(data), len(command))
+        for d, c in zip(data, command):
+            self.assertEqual({k: d[k] for k in c}, c)
 
 
 class Training(unittest.TestCase):
