@@ -46,7 +46,8 @@ const std::vector<Index>& heads(const SettingValue& v) {
   if (const auto* h = std::get_if<std::vector<Index>>(&v)) {
     if (h->empty()) throw InputError("at least one layer is needed");
     for (const Index n : *h) {
-      if (n < 1) throw InputError("heads per layer must be positive (got " + std::to_string(n) + ")");
+      if (n < 1)
+        throw InputError("heads per layer must be positive (got " + std::to_string(n) + ")");
     }
     return *h;
   }
@@ -93,12 +94,11 @@ const std::vector<Setting> kSettings{
        return std::string(s.task.norm == NormKind::kSquared ? "squared" : "plain");
      }},
     {"task_seed", T::kSeed, S::kTask, "seed of the task's random parameters", "", true,
-     KeyPart::kAlways, true,
-     [](RunSettings& s, const SettingValue& v) { s.task.seed = seed(v); },
+     KeyPart::kAlways, true, [](RunSettings& s, const SettingValue& v) { s.task.seed = seed(v); },
      [](const RunSettings& s) -> SettingValue { return s.task.seed; }},
     // The model.
-    {"heads", T::kHeads, S::kModel, "heads per layer, comma-separated (L = their number)", "",
-     true, KeyPart::kAlways, true,
+    {"heads", T::kHeads, S::kModel, "heads per layer, comma-separated (L = their number)", "", true,
+     KeyPart::kAlways, true,
      [](RunSettings& s, const SettingValue& v) { s.model.heads = heads(v); },
      [](const RunSettings& s) -> SettingValue { return s.model.heads; }},
     {"E", T::kInteger, S::kModel, "embedding dimension", "", true, KeyPart::kAlways, true,
@@ -116,7 +116,9 @@ const std::vector<Setting> kSettings{
      [](const RunSettings& s) -> SettingValue { return s.model.readout_width; }},
     {"activation", T::kText, S::kModel, "gelu or relu", "", true, KeyPart::kAlways, true,
      [](RunSettings& s, const SettingValue& v) { s.model.activation = parse_activation(text(v)); },
-     [](const RunSettings& s) -> SettingValue { return std::string(to_string(s.model.activation)); }},
+     [](const RunSettings& s) -> SettingValue {
+       return std::string(to_string(s.model.activation));
+     }},
     {"pe", T::kText, S::kModel,
      "positional encoding: none (or off), learned or sinusoidal (default: the task's)",
      "positional", true, KeyPart::kAlways, false,
@@ -142,9 +144,8 @@ const std::vector<Setting> kSettings{
     {"batch", T::kInteger, S::kTraining, "sequences per step", "", true, KeyPart::kAlways, true,
      [](RunSettings& s, const SettingValue& v) { s.training.batch = integer(v); },
      [](const RunSettings& s) -> SettingValue { return s.training.batch; }},
-    {"lr", T::kNumber, S::kTraining, "peak learning rate", "learning_rate", true,
-     KeyPart::kAlways, true,
-     [](RunSettings& s, const SettingValue& v) { s.training.adam.learning_rate = number(v); },
+    {"lr", T::kNumber, S::kTraining, "peak learning rate", "learning_rate", true, KeyPart::kAlways,
+     true, [](RunSettings& s, const SettingValue& v) { s.training.adam.learning_rate = number(v); },
      [](const RunSettings& s) -> SettingValue { return s.training.adam.learning_rate; }},
     // Not in a run's key: an experiment cannot set them, so its runs all share them.
     {"beta1", T::kNumber, S::kTraining, "AdamW beta1", "", false, KeyPart::kNever, true,
@@ -153,9 +154,8 @@ const std::vector<Setting> kSettings{
     {"beta2", T::kNumber, S::kTraining, "AdamW beta2", "", false, KeyPart::kNever, true,
      [](RunSettings& s, const SettingValue& v) { s.training.adam.beta2 = number(v); },
      [](const RunSettings& s) -> SettingValue { return s.training.adam.beta2; }},
-    {"weight_decay", T::kNumber, S::kTraining, "decoupled weight decay", "", true,
-     KeyPart::kAlways, true,
-     [](RunSettings& s, const SettingValue& v) { s.training.adam.weight_decay = number(v); },
+    {"weight_decay", T::kNumber, S::kTraining, "decoupled weight decay", "", true, KeyPart::kAlways,
+     true, [](RunSettings& s, const SettingValue& v) { s.training.adam.weight_decay = number(v); },
      [](const RunSettings& s) -> SettingValue { return s.training.adam.weight_decay; }},
     {"warmup", T::kInteger, S::kTraining, "warm-up steps (-1: 2 % of the steps)", "", true,
      KeyPart::kAlways, true,
@@ -191,7 +191,9 @@ const std::vector<Setting> kSettings{
      [](const RunSettings& s) -> SettingValue { return s.training.chunks; }},
     {"precision", T::kText, S::kTraining, "float32 or float64", "", true, KeyPart::kAlways, true,
      [](RunSettings& s, const SettingValue& v) { s.training.precision = parse_precision(text(v)); },
-     [](const RunSettings& s) -> SettingValue { return std::string(to_string(s.training.precision)); }},
+     [](const RunSettings& s) -> SettingValue {
+       return std::string(to_string(s.training.precision));
+     }},
     // Written into a run's key only when set, so that the keys of runs before them still hold.
     {"until_plateau", T::kInteger, S::kTraining,
      "train at the peak learning rate until the validation curve plateaus (from --steps on, at "
@@ -206,9 +208,8 @@ const std::vector<Setting> kSettings{
      [](RunSettings& s, const SettingValue& v) { s.training.plateau_tolerance = number(v); },
      [](const RunSettings& s) -> SettingValue { return s.training.plateau_tolerance; }},
     {"checkpoint", T::kText, S::kTraining,
-     "keep a checkpoint in this file and resume from it if it exists", "", false,
-     KeyPart::kNever, false,
-     [](RunSettings& s, const SettingValue& v) { s.training.checkpoint = text(v); },
+     "keep a checkpoint in this file and resume from it if it exists", "", false, KeyPart::kNever,
+     false, [](RunSettings& s, const SettingValue& v) { s.training.checkpoint = text(v); },
      [](const RunSettings& s) -> SettingValue { return s.training.checkpoint.string(); }},
     {"checkpoint_every", T::kInteger, S::kTraining, "steps between checkpoints", "", false,
      KeyPart::kNever, true,
@@ -256,7 +257,9 @@ std::string Setting::option() const {
   return out;
 }
 
-const std::vector<Setting>& run_settings() { return kSettings; }
+const std::vector<Setting>& run_settings() {
+  return kSettings;
+}
 
 const Setting* find_setting(std::string_view name) {
   for (const Setting& s : kSettings) {

@@ -63,8 +63,10 @@ Comparison compare(std::string_view first, std::string_view second,
     throw InputError("the assumptions contradict each other: " + domain.to_text());
   }
   if (journal != nullptr) journal->context.topic = "first against second as eps -> 0";
-  out.eps_to_zero = symbolic::compare_as_eps_to_zero(out.first.rate, out.second.rate, domain, oracle);
-  if (journal != nullptr) journal->context = {"first against second as T -> infinity", {}, {}, {}, {}};
+  out.eps_to_zero =
+      symbolic::compare_as_eps_to_zero(out.first.rate, out.second.rate, domain, oracle);
+  if (journal != nullptr)
+    journal->context = {"first against second as T -> infinity", {}, {}, {}, {}};
   out.T_to_infinity =
       symbolic::compare_as_T_to_infinity(out.first.rate, out.second.rate, domain, oracle);
   return out;

@@ -27,7 +27,9 @@ Planned plan(theorems::Engine& engine, const TargetRequest& target,
   return out;
 }
 
-std::string planned_text(const Planned& p) { return p.note + report::plan_text(p.target, p.plan); }
+std::string planned_text(const Planned& p) {
+  return p.note + report::plan_text(p.target, p.plan);
+}
 
 nlohmann::json planned_json(const Planned& p) {
   nlohmann::json j = report::to_json(p.plan);

@@ -36,7 +36,7 @@ std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {
       numeric::parse_positional_encoding(positional) != numeric::PositionalEncoding::kNone;
   std::vector<targets::TargetSpec> specs;
   bool named_formula = false;  // --name named the formula, rather than picked a file's target
-  std::error_code ignored;  // an unreadable or overlong name is simply not a file here
+  std::error_code ignored;     // an unreadable or overlong name is simply not a file here
   if ((file_only || could_be_file_name(source)) &&
       std::filesystem::is_regular_file(source, ignored)) {
     specs = targets::load_targets(source);
@@ -113,7 +113,8 @@ std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {
 }
 
 theorems::Architecture ArchitectureRequest::for_target(const targets::TargetSpec& spec) const {
-  return theorems::architecture_for(spec, embedding, head_dim, heads.value_or(std::vector<long>{1}));
+  return theorems::architecture_for(spec, embedding, head_dim,
+                                    heads.value_or(std::vector<long>{1}));
 }
 
 }  // namespace infoflow::session

@@ -40,7 +40,8 @@ PreparedRun prepare_training(const TrainRequest& request) {
   if (!request.task.empty() && !request.sets.empty()) {
     throw InputError("--set " + request.sets.front() +
                      ": --set gives values to a formula's integers (--formula or --target); "
-                     "the built-in task " + request.task + " takes --T, --D, --k or --T0");
+                     "the built-in task " +
+                     request.task + " takes --T, --D, --k or --T0");
   }
   if (!request.task.empty() && !request.target_name.empty())
     throw InputError("--name picks a target of a --target file, not of the task " + request.task);
@@ -127,8 +128,9 @@ std::string training_summary(const PreparedRun& run, const numeric::TrainResult&
       r.status != numeric::RunStatus::kDiverged
           ? fmt::format("best validation NMSE {:.3e} at step {}, final {:.3e} ({})",
                         r.best_validation_nmse, r.best_step, r.final_validation_nmse,
-                        r.status == numeric::RunStatus::kConverged ? "converged"
-                                                                   : "budget reached, not converged")
+                        r.status == numeric::RunStatus::kConverged
+                            ? "converged"
+                            : "budget reached, not converged")
           : fmt::format("DIVERGED at step {} (loss or gradient not finite)", r.diverged_at);
   if (r.cooldown.start > 0)
     status += fmt::format("; cool-down from step {} ({})", r.cooldown.start,

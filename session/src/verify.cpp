@@ -34,12 +34,8 @@ nlohmann::json verification_json(const experiments::ExperimentResult& r) {
                         {"budget_reached", c.runs.budget_reached},
                         {"diverged", c.runs.diverged}}}});
   }
-  return {{"experiment", r.name},
-          {"title", r.title},
-          {"profile", r.profile},
-          {"claim", r.claim_kind},
-          {"claims", claims},
-          {"notes", r.notes}};
+  return {{"experiment", r.name},  {"title", r.title}, {"profile", r.profile},
+          {"claim", r.claim_kind}, {"claims", claims}, {"notes", r.notes}};
 }
 
 }  // namespace infoflow::session

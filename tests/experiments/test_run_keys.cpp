@@ -43,8 +43,8 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
         const nlohmann::json j = nlohmann::json::parse(line);
         if (j.value("code_version", "") != nm::kCodeVersion) continue;  // an earlier core's run
         BOOST_TEST(keys.count(j.at("key").get<std::string>()) == 1u,
-                   file.path().string() << ": key " << j.at("key") << " is no run of profile "
-                                        << profile);
+                   file.path().string()
+                       << ": key " << j.at("key") << " is no run of profile " << profile);
         ++checked;
       }
     }
@@ -55,13 +55,14 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
 
 BOOST_AUTO_TEST_CASE(a_spec_with_the_old_names_makes_the_same_runs) {
   const infoflow::testing::TempDir d;
-  const std::string head = "[experiment]\nname = \"tiny\"\nclaim = \"heads_phase\"\n"
-                           "task = \"intrinsic_dim\"\ngroup = \"D\"\narm = \"heads\"\n\n"
-                           "[profile.quick]\nD = [2, 3]\nT = 4\nheads = \"D,D\"\nE = 12\n"
-                           "seeds = [1]\nsteps = 4\nbatch = 4\n";
-  const ex::ExperimentSpec named = ex::ExperimentSpec::load(d.write(
-      "named.toml", head + "val_size = 8\nlr = 0.003\nscale = 0.5\npe = \"learned\"\n"
-                           "pre_ln = true\n"));
+  const std::string head =
+      "[experiment]\nname = \"tiny\"\nclaim = \"heads_phase\"\n"
+      "task = \"intrinsic_dim\"\ngroup = \"D\"\narm = \"heads\"\n\n"
+      "[profile.quick]\nD = [2, 3]\nT = 4\nheads = \"D,D\"\nE = 12\n"
+      "seeds = [1]\nsteps = 4\nbatch = 4\n";
+  const ex::ExperimentSpec named = ex::ExperimentSpec::load(
+      d.write("named.toml", head + "val_size = 8\nlr = 0.003\nscale = 0.5\npe = \"learned\"\n"
+                                   "pre_ln = true\n"));
   const ex::ExperimentSpec old = ex::ExperimentSpec::load(d.write(
       "old.toml", head + "validation_size = 8\nlearning_rate = 0.003\nattention_scale = 0.5\n"
                          "positional = \"learned\"\npre_layer_norm = true\n"));

@@ -67,18 +67,18 @@ BOOST_AUTO_TEST_CASE(a_value_is_checked_by_its_key) {
   BOOST_TEST((s.model.heads == std::vector<nm::Index>{3, 2, 1}));
   nm::find_setting("pe")->set(s, std::string("learned"));
   BOOST_TEST((s.positional == nm::PositionalEncoding::kLearned));
-  nm::find_setting("seed")->set(s, nm::parse_setting(*nm::find_setting("seed"),
-                                                     "18446744073709551615"));
+  nm::find_setting("seed")->set(
+      s, nm::parse_setting(*nm::find_setting("seed"), "18446744073709551615"));
   BOOST_TEST(s.training.seed == 18446744073709551615ULL);
   BOOST_TEST(error_of("task_seed", nm::Index{-1}) == "a seed must be zero or positive (got -1)");
-  BOOST_TEST(error_of("norm", std::string("cubic")) == "norm must be squared or plain (got 'cubic')");
+  BOOST_TEST(error_of("norm", std::string("cubic")) ==
+             "norm must be squared or plain (got 'cubic')");
   BOOST_TEST(error_of("d", nm::Index{0}) == "d must be between 1 and 65536 (got 0)");
   BOOST_TEST(error_of("lr", std::string("fast")) == "expected a number");
   BOOST_TEST(error_of("pe", std::string("rotary")).starts_with("unknown positional encoding"));
   BOOST_CHECK_THROW((void)nm::parse_setting(*nm::find_setting("steps"), "10x"),
                     infoflow::InputError);
-  BOOST_CHECK_THROW((void)nm::parse_setting(*nm::find_setting("seed"), "-1"),
-                    infoflow::InputError);
+  BOOST_CHECK_THROW((void)nm::parse_setting(*nm::find_setting("seed"), "-1"), infoflow::InputError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -50,9 +50,9 @@ struct Setting {
   std::string_view help;
   /// The name `train --format json` used before it took this one: still read, never written.
   std::string_view old_name;
-  bool in_spec;          ///< a key of an experiment's profiles
-  KeyPart run_key;       ///< part of a run's identity
-  bool shows_default;    ///< false where the default is the task's (its help says so)
+  bool in_spec;        ///< a key of an experiment's profiles
+  KeyPart run_key;     ///< part of a run's identity
+  bool shows_default;  ///< false where the default is the task's (its help says so)
   /// Checks the value and stores it; throws InputError (the message names no place: each
   /// front end adds its own, an option, a keyword or a file position).
   void (*set)(RunSettings& settings, const SettingValue& value);

@@ -18,10 +18,10 @@
 namespace infoflow::session {
 
 struct TrainRequest {
-  std::string task;         ///< a built-in task, or
-  std::string formula;      ///< a formula, or
-  std::string target_file;  ///< a target file,
-  std::string target_name;  ///< with the target of that name
+  std::string task;               ///< a built-in task, or
+  std::string formula;            ///< a formula, or
+  std::string target_file;        ///< a target file,
+  std::string target_name;        ///< with the target of that name
   std::vector<std::string> sets;  ///< a formula's integers, NAME=VALUE
   numeric::RunSettings settings;  ///< task.name is ignored: `task` names it
   bool tokens_given = false;      ///< T was given (else a formula's file may set it)
