@@ -39,8 +39,10 @@ struct TrainArguments {
 void add_setting_options(CLI::App* cmd, TrainArguments& a) {
   static const numeric::RunSettings kDefaults;
   static const std::map<numeric::SettingType, std::string> type_names{
-      {numeric::SettingType::kInteger, "INT"},  {numeric::SettingType::kSeed, "SEED"},
-      {numeric::SettingType::kNumber, "FLOAT"}, {numeric::SettingType::kText, "TEXT"},
+      {numeric::SettingType::kInteger, "INT"},
+      {numeric::SettingType::kSeed, "SEED"},
+      {numeric::SettingType::kNumber, "FLOAT"},
+      {numeric::SettingType::kText, "TEXT"},
       {numeric::SettingType::kHeads, "H,H,..."}};
   for (const numeric::Setting& s : numeric::run_settings()) {
     const std::string help(s.help);
@@ -48,8 +50,8 @@ void add_setting_options(CLI::App* cmd, TrainArguments& a) {
       cmd->add_flag(s.option(), a.flags[s.name], help);
       continue;
     }
-    CLI::Option* o = cmd->add_option(s.option(), a.values[s.name], help)
-                         ->type_name(type_names.at(s.type));
+    CLI::Option* o =
+        cmd->add_option(s.option(), a.values[s.name], help)->type_name(type_names.at(s.type));
     if (s.shows_default) o->default_str(numeric::setting_text(s.get(kDefaults)));
   }
 }

@@ -24,7 +24,9 @@ std::uint64_t fnv1a(const std::string& text) {
 }
 
 /// The run's settings as the vocabulary holds them (its positional encoding resolved).
-RunSettings settings_of(const RunConfig& r) { return RunSettings{r.task, r.model, r.training, {}}; }
+RunSettings settings_of(const RunConfig& r) {
+  return RunSettings{r.task, r.model, r.training, {}};
+}
 
 }  // namespace
 

@@ -12,12 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "claims/claim_kind.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/run_settings.hpp"
 #include "infoflow/targets/target_file.hpp"
+
+#include "claims/claim_kind.hpp"
 #include "run_key.hpp"
 
 namespace infoflow::experiments {

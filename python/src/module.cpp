@@ -378,12 +378,10 @@ py::object derive(const std::string& source, const std::string& directory,
   if (format != "data" && format != "text" && format != "latex" && format != "json" &&
       format != "toml")
     throw py::value_error(
-        "derive(): format must be 'data', 'text', 'latex', 'json' or 'toml', got '" + format +
-        "'");
+        "derive(): format must be 'data', 'text', 'latex', 'json' or 'toml', got '" + format + "'");
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
-  const session::Derived d =
-      session::derive(engine, t, arch, format == "text" || format == "data");
+  const session::Derived d = session::derive(engine, t, arch, format == "text" || format == "data");
   if (format == "text") return py::str(session::derived_text(d));
   if (!d.unset.empty()) return to_py(session::conditions_json(d));
   if (format == "toml") return py::str(report::derived_catalogue_toml(engine, d.derivations));
