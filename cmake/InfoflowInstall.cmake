@@ -1,6 +1,6 @@
 # `cmake --install`: the libraries and their headers with exported targets (infoflow::core,
 # infoflow::symbolic, infoflow::targets, infoflow::numeric, infoflow::theorems,
-# infoflow::construct, infoflow::experiments, infoflow::report) and a package config file, the command, the catalogue and the shipped
+# infoflow::construct, infoflow::experiments, infoflow::report, infoflow::session) and a package config file, the command, the catalogue and the shipped
 # experiment specifications; the Python package is installed by python/CMakeLists.txt.
 #
 #   find_package(infoflow 0.1 REQUIRED)
@@ -10,7 +10,7 @@ include(CMakePackageConfigHelpers)
 
 set_target_properties(infoflow_core PROPERTIES EXPORT_NAME core)
 set(infoflow_libraries infoflow_core infoflow_symbolic infoflow_targets infoflow_numeric
-    infoflow_theorems infoflow_construct infoflow_experiments infoflow_report)
+    infoflow_theorems infoflow_construct infoflow_experiments infoflow_report infoflow_session)
 install(TARGETS ${infoflow_libraries} EXPORT infoflowTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime

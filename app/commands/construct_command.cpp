@@ -102,7 +102,7 @@ void add_construct(CLI::App& app, Context& ctx) {
       "construct",
       "the engine's plan compiled into the weights of its architecture and measured on fresh "
       "inputs, no training, e.g. construct 'min(t) dot(a, x[t])' --heads 1");
-  auto t = std::make_shared<TargetArguments>();
+  auto t = std::make_shared<session::TargetRequest>();
   auto arch = std::make_shared<ArchitectureArguments>();
   auto options = std::make_shared<construct::ConstructOptions>();
   auto format = std::make_shared<std::string>();

@@ -16,6 +16,8 @@
 #include "infoflow/experiments/verification.hpp"
 #include "infoflow/report/experiment_report.hpp"
 #include "infoflow/report/verification_text.hpp"
+#include "infoflow/session/sweep.hpp"
+#include "infoflow/session/verify.hpp"
 #include "infoflow/theorems/engine.hpp"
 
 #include "commands/commands.hpp"
@@ -49,22 +51,11 @@ struct Common {
     cmd->add_option("--results", results, "the folder of results files, NAME.jsonl each")
         ->capture_default_str();
   }
-  [[nodiscard]] experiments::ResultStore store(const experiments::ExperimentSpec& s) const {
-    return experiments::ResultStore(fs::path(results) / (s.name + ".jsonl"));
-  }
 };
 
-void sweep(const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
-           const experiments::SweepOptions& base) {
-  for (const experiments::ExperimentSpec& s : specs) {
-    if (std::find(s.profiles.begin(), s.profiles.end(), c.profile) == s.profiles.end()) {
-      throw InputError(SourceLocation{s.file.string(), 0, 0},
-                       "experiment " + s.name + " has no profile '" + c.profile + "'");
-    }
-  }
-  for (const experiments::ExperimentSpec& s : specs) {
-    experiments::SweepOptions o = base;
-    o.profile = c.profile;
+void sweep(const session::PreparedSweep& sweep) {
+  const experiments::SweepOptions& o = sweep.options;
+  for (const experiments::ExperimentSpec& s : sweep.specs) {
     std::function<void(const experiments::SweepProgress&)> progress;
     if (on_terminal()) {
       progress = [&s](const experiments::SweepProgress& p) {
@@ -78,29 +69,28 @@ void sweep(const std::vector<experiments::ExperimentSpec>& specs, const Common& 
                   << std::flush;
       };
     }
-    const experiments::SweepSummary r = experiments::run_sweep(s, c.store(s), o, progress);
+    const experiments::SweepSummary r = experiments::run_sweep(s, sweep.store(s), o, progress);
     if (progress) std::cerr << "\r\033[K";
     for (const std::string& w : r.warnings) std::cerr << "infoflow: warning: " << w << "\n";
     std::cout
         << fmt::format(
                "{} ({}): {} runs{}: {} already done, {} run now ({} diverged) in {:.1f} s -> {}\n",
-               s.name, c.profile, r.runs,
+               s.name, o.profile, r.runs,
                o.shards > 1 ? fmt::format(" in shard {}/{}", o.shard, o.shards) : "", r.skipped,
-               r.completed + r.diverged, r.diverged, r.seconds, c.store(s).file().string())
+               r.completed + r.diverged, r.diverged, r.seconds, sweep.store(s).file().string())
         << std::flush;
   }
 }
 
+/// Each experiment verified, its results file's warnings on standard error.
 std::vector<experiments::ExperimentResult> verify_all(
     const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
     const theorems::Catalogue& catalogue) {
   theorems::Engine engine(catalogue);
   std::vector<experiments::ExperimentResult> out;
-  for (const experiments::ExperimentSpec& s : specs) {
-    std::vector<std::string> warnings;
-    const std::vector<experiments::RunRecord> records = c.store(s).read(&warnings);
-    for (const std::string& w : warnings) std::cerr << "infoflow: warning: " << w << "\n";
-    out.push_back(experiments::verify_in_context(s, c.profile, records, c.store(s).file(), engine));
+  for (session::Verified& v : session::verify(specs, c.profile, c.results, engine)) {
+    for (const std::string& w : v.warnings) std::cerr << "infoflow: warning: " << w << "\n";
+    out.push_back(std::move(v.result));
   }
   return out;
 }
@@ -111,37 +101,26 @@ void add_sweep(CLI::App& app, Context&) {
   CLI::App* cmd = app.add_subcommand("sweep",
                                      "run an experiment's grid, resuming: each finished run is "
                                      "appended to RESULTS/NAME.jsonl once");
-  auto c = std::make_shared<Common>();
-  auto shard = std::make_shared<std::string>("0/1");
-  auto workers = std::make_shared<numeric::Index>(0);
-  auto where = std::make_shared<std::vector<std::string>>();
-  c->add(cmd);
-  cmd->add_option("--shard", *shard, "run only shard i of N (i/N), e.g. for a SLURM job array")
+  auto r = std::make_shared<session::SweepRequest>();
+  cmd->add_option("experiments", r->experiments,
+                  "experiment files or shipped names (default: every shipped one)");
+  cmd->add_option("--profile", r->profile, "quick or full (or any profile the spec has)")
       ->capture_default_str();
-  cmd->add_option("--where", *where,
+  cmd->add_option("--results", r->results, "the folder of results files, NAME.jsonl each")
+      ->capture_default_str();
+  cmd->add_option("--shard", r->shard, "run only shard i of N (i/N), e.g. for a SLURM job array")
+      ->capture_default_str();
+  cmd->add_option("--where", r->where,
                   "run only the runs with this label value, LABEL=VALUE; repeated, one label's "
                   "values are alternatives, e.g. --where T=16 --where T=32 --where "
                   "heads_pattern=D,D");
-  cmd->add_option("--workers", *workers, "runs side by side (0: one per core)")
-      ->check(CLI::Range(numeric::Index{0}, numeric::Index{1024}))
+  cmd->add_option("--workers", r->workers, "runs side by side (0: one per core)")
       ->capture_default_str();
-  auto every = std::make_shared<numeric::Index>(experiments::SweepOptions{}.checkpoint_every);
-  cmd->add_option("--checkpoint-every", *every,
+  cmd->add_option("--checkpoint-every", r->checkpoint_every,
                   "steps between checkpoints of a run in progress, in RESULTS/checkpoints/ "
                   "(0: none); the next sweep resumes from them")
       ->capture_default_str();
-  cmd->callback([c, shard, where, workers, every] {
-    experiments::SweepOptions o;
-    std::tie(o.shard, o.shards) = experiments::parse_shard(*shard);
-    for (const std::string& w : *where) {
-      auto [label, value] = experiments::parse_where(w);
-      o.where[label].insert(value);
-    }
-    o.workers = *workers;
-    if (*every < 0) throw InputError("--checkpoint-every must be 0 (none) or positive");
-    o.checkpoint_every = *every;
-    sweep(experiments::load_specs(c->experiments, experiments_directory()), *c, o);
-  });
+  cmd->callback([r] { sweep(session::prepare_sweep(*r, experiments_directory())); });
 }
 
 void add_merge(CLI::App& app, Context&) {
@@ -178,27 +157,8 @@ void add_verify(CLI::App& app, Context& ctx) {
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
-      for (const experiments::ExperimentResult& r : results) {
-        nlohmann::json claims = nlohmann::json::array();
-        for (const experiments::Claim& cl : r.claims) {
-          claims.push_back({{"group", cl.group},
-                            {"predicted", cl.prediction},
-                            {"measured", cl.measured},
-                            {"verdict", experiments::to_text(cl.verdict)},
-                            {"why", cl.why},
-                            {"cross_check", cl.cross_check},
-                            {"runs",
-                             {{"planned", cl.runs.planned},
-                              {"converged", cl.runs.converged},
-                              {"budget_reached", cl.runs.budget_reached},
-                              {"diverged", cl.runs.diverged}}}});
-        }
-        j.push_back({{"experiment", r.name},
-                     {"profile", r.profile},
-                     {"claim", r.claim_kind},
-                     {"claims", claims},
-                     {"notes", r.notes}});
-      }
+      for (const experiments::ExperimentResult& r : results)
+        j.push_back(session::verification_json(r));
       emit(j.dump(2) + "\n", *output);
       return;
     }
@@ -221,10 +181,19 @@ void add_report(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
   cmd->callback([&ctx, c, output, no_sweep, no_compile] {
-    const std::vector<experiments::ExperimentSpec> specs =
-        experiments::load_specs(c->experiments, experiments_directory());
     const theorems::Catalogue catalogue = ctx.load();
-    if (!*no_sweep) sweep(specs, *c, experiments::SweepOptions{});
+    std::vector<experiments::ExperimentSpec> specs;
+    if (*no_sweep) {
+      specs = experiments::load_specs(c->experiments, experiments_directory());
+    } else {
+      session::SweepRequest request;
+      request.experiments = c->experiments;
+      request.profile = c->profile;
+      request.results = c->results;
+      session::PreparedSweep prepared = session::prepare_sweep(request, experiments_directory());
+      sweep(prepared);
+      specs = std::move(prepared.specs);
+    }
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     const report::ReportFiles files = report::write_report(*output, results, !*no_compile, &catalogue);
     std::string summary;

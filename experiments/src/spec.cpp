@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "claims/claim_kind.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/memory.hpp"
+#include "infoflow/numeric/run_settings.hpp"
 #include "infoflow/targets/target_file.hpp"
+
+#include "claims/claim_kind.hpp"
 #include "run_key.hpp"
 
 namespace infoflow::experiments {
@@ -34,17 +36,36 @@ SourceLocation location(const fs::path& file, const toml::source_region& r) {
 
 const std::set<std::string> kExperimentKeys{"name", "title", "claim", "task",    "formula",
                                             "d",    "inputs", "group", "arm", "confront"};
-// Profile keys: integers, numbers and strings; each may be a list (swept).
-const std::set<std::string> kIntegerKeys{"T",        "D",          "k",
-                                         "T0",       "d",          "E",
-                                         "head_dim", "ffn_width",  "readout_width",
-                                         "seeds",    "steps",      "batch",
-                                         "warmup",   "eval_every", "val_size",
-                                         "task_seed", "until_plateau"};
-const std::set<std::string> kNumberKeys{"lr",    "weight_decay", "min_lr_ratio",
-                                        "clip",  "scale",        "plateau_tolerance"};
-const std::set<std::string> kStringKeys{"heads", "pe", "activation", "precision", "norm"};
-const std::set<std::string> kBoolKeys{"pre_ln"};
+/// A profile key: a run setting an experiment may sweep (numeric/run_settings.hpp), under its
+/// name or its old one, or `seeds`, the seeds of the runs (each may be a list).
+const Setting* profile_setting(const std::string& key) {
+  if (key == "seeds") return find_setting("seed");
+  const Setting* s = find_setting(key);
+  return s != nullptr && s->in_spec ? s : nullptr;
+}
+
+bool has_type(const Setting& s, const toml::node& v) {
+  switch (s.type) {
+    case SettingType::kInteger:
+    case SettingType::kSeed:
+      return v.is_integer();
+    case SettingType::kNumber:
+      return v.is_floating_point() || v.is_integer();
+    case SettingType::kFlag:
+      return v.is_boolean();
+    case SettingType::kText:
+    case SettingType::kHeads:
+      break;
+  }
+  return v.is_string();
+}
+
+SettingValue value_of(const toml::node& v) {
+  if (v.is_integer()) return static_cast<Index>(v.as_integer()->get());
+  if (v.is_floating_point()) return v.as_floating_point()->get();
+  if (v.is_boolean()) return v.as_boolean()->get();
+  return v.as_string()->get();
+}
 
 std::string value_text(const toml::node& n) {
   if (const auto* i = n.as_integer()) return std::to_string(i->get());
@@ -101,22 +122,16 @@ std::vector<Index> resolve_heads(const std::string& pattern,
   return heads;
 }
 
-/// A value checked where it is written, so that its error names its own place.
-void check_value(const std::string& key, const toml::node& v, const SourceLocation& at,
+/// A value checked where it is written, so that its error names its own place (a heads
+/// pattern is checked once the run's integers are known).
+void check_value(const Setting& setting, const toml::node& v, const SourceLocation& at,
                  const std::string& context) {
+  if (setting.type == SettingType::kHeads) return;
+  RunSettings scratch;
   try {
-    if (key == "precision") (void)parse_precision(v.as_string()->get());
-    if (key == "activation") (void)parse_activation(v.as_string()->get());
-    if (key == "pe") (void)parse_positional_encoding(v.as_string()->get());
+    setting.set(scratch, value_of(v));
   } catch (const InputError& e) {
     throw InputError(at, context + ": " + e.message());
-  }
-  if (key == "norm" && v.as_string()->get() != "plain" && v.as_string()->get() != "squared") {
-    throw InputError(at, context + ": norm must be plain or squared");
-  }
-  if ((key == "seeds" || key == "task_seed") && v.as_integer()->get() < 0) {
-    throw InputError(at, context + ": a seed must be zero or positive (got " +
-                             std::to_string(v.as_integer()->get()) + ")");
   }
 }
 
@@ -304,13 +319,15 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
   std::vector<std::pair<std::string, std::vector<const toml::node*>>> axes;
   std::vector<std::string> swept;
   for (const auto& [k, node] : *p) {
-    const std::string key(k.str());
-    const bool known = kIntegerKeys.count(key) + kNumberKeys.count(key) + kStringKeys.count(key) +
-                           kBoolKeys.count(key) >
-                       0;
-    if (!known)
+    const Setting* setting = profile_setting(std::string(k.str()));
+    if (setting == nullptr)
       throw InputError(location(file, node.source()),
-                       "profile." + profile + ": unknown key '" + key + "'");
+                       "profile." + profile + ": unknown key '" + std::string(k.str()) + "'");
+    // An old name reads as the key's name (labels included).
+    const std::string key = k.str() == "seeds" ? "seeds" : std::string(setting->name);
+    if (std::any_of(axes.begin(), axes.end(), [&](const auto& a) { return a.first == key; }))
+      throw InputError(location(file, node.source()),
+                       "profile." + profile + ": '" + key + "' is given twice");
     std::vector<const toml::node*> values;
     if (const toml::array* a = node.as_array()) {
       if (a->empty())
@@ -322,14 +339,10 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       values.push_back(&node);
     }
     for (const toml::node* v : values) {
-      const bool ok = kIntegerKeys.count(key)  ? v->is_integer()
-                      : kNumberKeys.count(key) ? (v->is_floating_point() || v->is_integer())
-                      : kStringKeys.count(key) ? v->is_string()
-                                               : v->is_boolean();
-      if (!ok)
+      if (!has_type(*setting, *v))
         throw InputError(location(file, v->source()),
                          "profile." + profile + ": '" + key + "' has a value of the wrong type");
-      check_value(key, *v, location(file, v->source()), "profile." + profile);
+      check_value(*setting, *v, location(file, v->source()), "profile." + profile);
     }
     if (key == "seeds") check_distinct(values, file, "profile." + profile);
     axes.emplace_back(key, std::move(values));
@@ -364,76 +377,22 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
     std::map<std::string, long> integers;
     std::string heads_pattern = "1";
     const toml::node* heads_node = nullptr;
-    std::string pe;
+    RunSettings settings{r.task, r.model, r.training, {}};
     for (std::size_t a = 0; a < axes.size(); ++a) {
       const std::string& key = axes[a].first;
       const toml::node& v = *axes[a].second[at[a]];
       if (std::find(swept.begin(), swept.end(), key) != swept.end()) r.labels[key] = value_text(v);
       if (v.is_integer()) integers[key] = static_cast<long>(v.as_integer()->get());
-      const double x = v.is_floating_point() ? v.as_floating_point()->get()
-                       : v.is_integer()      ? static_cast<double>(v.as_integer()->get())
-                                             : 0.0;
-      const long i = v.is_integer() ? static_cast<long>(v.as_integer()->get()) : 0;
-      if (key == "T")
-        r.task.tokens = i;
-      else if (key == "D")
-        r.task.comparisons = i;
-      else if (key == "k")
-        r.task.rank = i;
-      else if (key == "T0")
-        r.task.positions = i;
-      else if (key == "d")
-        r.task.token_dim = i;
-      else if (key == "task_seed")
-        r.task.seed = static_cast<std::uint64_t>(i);
-      else if (key == "E")
-        r.model.embedding = i;
-      else if (key == "head_dim")
-        r.model.head_dim = i;
-      else if (key == "ffn_width")
-        r.model.ffn_width = i;
-      else if (key == "readout_width")
-        r.model.readout_width = i;
-      else if (key == "seeds")
-        r.training.seed = static_cast<std::uint64_t>(i);
-      else if (key == "steps")
-        r.training.steps = i;
-      else if (key == "batch")
-        r.training.batch = i;
-      else if (key == "warmup")
-        r.training.warmup = i;
-      else if (key == "eval_every")
-        r.training.eval_every = i;
-      else if (key == "val_size")
-        r.training.validation_size = i;
-      else if (key == "lr")
-        r.training.adam.learning_rate = x;
-      else if (key == "weight_decay")
-        r.training.adam.weight_decay = x;
-      else if (key == "min_lr_ratio")
-        r.training.min_lr_ratio = x;
-      else if (key == "clip")
-        r.training.clip = x;
-      else if (key == "until_plateau")
-        r.training.max_steps = i;
-      else if (key == "plateau_tolerance")
-        r.training.plateau_tolerance = x;
-      else if (key == "scale")
-        r.model.attention_scale = x;
-      else if (key == "pre_ln")
-        r.model.pre_layer_norm = v.as_boolean()->get();
-      else if (key == "heads") {
+      if (key == "heads") {  // a pattern of the run's integers, resolved below
         heads_pattern = v.as_string()->get();
         heads_node = &v;
-      } else if (key == "pe")
-        pe = v.as_string()->get();
-      else if (key == "activation")
-        r.model.activation = parse_activation(v.as_string()->get());
-      else if (key == "precision")
-        r.training.precision = parse_precision(v.as_string()->get());
-      else if (key == "norm")
-        r.task.norm = v.as_string()->get() == "plain" ? NormKind::kPlain : NormKind::kSquared;
+      } else {
+        profile_setting(key)->set(settings, value_of(v));  // checked by check_value
+      }
     }
+    r.task = settings.task;
+    r.model = settings.model;
+    r.training = settings.training;
     r.labels["seed"] = std::to_string(r.training.seed);
     const SourceLocation heads_at =
         heads_node ? location(file, heads_node->source()) : location(file, p->source());
@@ -467,7 +426,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       r.task.token_dim = known->second.token_dim;
       r.model.tokens = known->second.tokens;
       r.model.token_dim = known->second.token_dim;
-      r.model.positional = pe.empty() ? known->second.positional : parse_positional_encoding(pe);
+      r.model.positional = settings.positional.value_or(known->second.positional);
       r.model.validate();
       r.training.validate();
       check_training_memory(r.model, r.training);

@@ -40,8 +40,8 @@ code_version = _infoflow.code_version
 
 __all__ = [
     "Error", "InputError", "symbols", "tasks", "catalogue", "parse_rate", "compare", "check",
-    "table", "derive", "plan", "train", "sweep", "merge", "read_results", "verify",
-    "latex_document", "default_catalogue", "default_experiments",
+    "table", "derive", "plan", "train", "run_settings", "sweep", "merge", "read_results",
+    "verify", "latex_document", "default_catalogue", "default_experiments",
 ]
 
 
@@ -228,13 +228,15 @@ def train(task=None, *, formula=None, target=None, **options):
     stops it (KeyboardInterrupt).
 
     The target: exactly one of task (a built-in task, see :func:`tasks`), formula (a formula of
-    the target language) or target (a target file; ``name=`` picks one of its targets).
-    Options, with the command's defaults and names (``--head-dim`` is ``head_dim``):
-    task: T, d, D, k, T0, norm, task_seed, set (``{"D": 3}`` for a formula);
-    model: heads (``[2, 2]``), E, head_dim, ffn_width, readout_width, activation, pe, pre_ln,
-    scale; training: steps, batch, lr, beta1, beta2, weight_decay, warmup, min_lr_ratio, clip,
-    eval_every, val_size, seed, threads, chunks, precision, until_plateau, plateau_tolerance,
-    checkpoint, checkpoint_every.
+    the target language) or target (a target file; ``name=`` picks one of its targets), with
+    set (``{"D": 3}``) for a formula's integers. Options: the run settings, with the command's
+    defaults and names (``--head-dim`` is ``head_dim``; see :func:`run_settings`):
+    task: T, d, D, k, T0, norm, task_seed; model: heads (``[2, 2]``), E, head_dim, ffn_width,
+    readout_width, activation, pe, pre_ln, scale; training: steps, batch, lr, beta1, beta2,
+    weight_decay, warmup, min_lr_ratio, clip, eval_every, val_size, seed, threads, chunks,
+    precision, until_plateau, plateau_tolerance, checkpoint, checkpoint_every. The names
+    ``train --json`` used before (positional, learning_rate, validation_size, attention_scale,
+    pre_layer_norm) are read too.
 
     Returns the dict of ``train --json`` (task, model, training, parameters, result, timing),
     with ``curve`` a dict of numpy arrays: step, learning_rate, train_nmse, validation_nmse.
@@ -243,6 +245,14 @@ def train(task=None, *, formula=None, target=None, **options):
     opts = dict(options)
     opts.update(task=task, formula=formula, target=_path(target, "target"))
     return _infoflow.train(opts)
+
+
+def run_settings():
+    """The run settings' table: one dict a key (name, option, section, type, default, help,
+    old_name, in_spec), the same table that makes :func:`train`'s keywords, the options of
+    ``infoflow train`` and the keys of an experiment's profiles (in_spec) and of the JSON of a
+    run. default is None where it is the task's."""
+    return _infoflow.run_settings()
 
 
 def sweep(experiments=None, *, profile="quick", results="results", shard="0/1", where=None,

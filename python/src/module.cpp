@@ -1,9 +1,10 @@
 // infoflow._infoflow: the libraries of the `infoflow` command, seen from Python.
 //
-// Every function here calls the same library code as the command line (and, for targets given
-// as a formula or a file, the command line's own TargetArguments::resolve); results come back
-// as plain Python data built from the same JSON the command prints (report::to_json), or as the
-// same text. The documented API is python/infoflow/__init__.py; these functions are private.
+// Every function here calls the workflow layer the command line calls (infoflow/session.hpp);
+// results come back as plain Python data built from the same JSON the command prints, or as the
+// same text, and the training keywords are the run settings' own table
+// (numeric/run_settings.hpp). The documented API is python/infoflow/__init__.py; these
+// functions are private.
 //
 // Errors: infoflow::InputError becomes infoflow.InputError (a ValueError) carrying the
 // command's message ("file:line:column: error: ...") and the place as attributes; any other
@@ -27,12 +28,12 @@
 #include "infoflow/experiments.hpp"
 #include "infoflow/numeric.hpp"
 #include "infoflow/report.hpp"
+#include "infoflow/session.hpp"
 #include "infoflow/symbolic/compare.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/theorems/check.hpp"
 #include "infoflow/theorems/engine.hpp"
 
-#include "commands/target_arguments.hpp"
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -100,11 +101,6 @@ class Options {
       throw py::value_error(fmt::format("{}(): {} = {} is out of range", call_, key,
                                         py::repr(*v).cast<std::string>()));
     }
-  }
-  std::uint64_t seed(const std::string& key, std::uint64_t fallback) {
-    const long v = integer(key, static_cast<long>(fallback));
-    if (v < 0) throw py::value_error(fmt::format("{}(): {} must be >= 0", call_, key));
-    return static_cast<std::uint64_t>(v);
   }
   double real(const std::string& key, double fallback) {
     const py::object* v = take(key);
@@ -175,6 +171,32 @@ class Options {
       }
     }
     return out;
+  }
+  /// A run setting (numeric/run_settings.hpp), under its name or its old one, read as its type;
+  /// its own check comes when it is set.
+  std::optional<numeric::SettingValue> setting(const numeric::Setting& s) {
+    std::string key(s.name);
+    if (!has(key) && !s.old_name.empty() && has(std::string(s.old_name))) key = s.old_name;
+    if (!has(key)) {
+      used_.insert(key);  // a keyword train() takes, for the message of an unknown one
+      return std::nullopt;
+    }
+    switch (s.type) {
+      case numeric::SettingType::kInteger:
+      case numeric::SettingType::kSeed:
+        return numeric::SettingValue(numeric::Index{integer(key, 0)});
+      case numeric::SettingType::kNumber:
+        return real(key, 0);
+      case numeric::SettingType::kFlag:
+        return flag(key, false);
+      case numeric::SettingType::kHeads: {
+        const std::vector<long> h = *heads(key);
+        return std::vector<numeric::Index>(h.begin(), h.end());
+      }
+      case numeric::SettingType::kText:
+        break;
+    }
+    return text(key);
   }
   /// Every option was used: an unknown one is a TypeError, as for any Python function.
   void finish() const {
@@ -319,62 +341,17 @@ py::dict parse_rate(const std::string& text) {
   return rate_dict(symbolic::Rate::parse(text, SourceLocation{"rate", 1, 1}));
 }
 
-py::dict compare(const std::string& first, const std::string& second,
-                 const std::vector<std::string>& assumptions) {
-  const symbolic::Rate a = symbolic::Rate::parse(first, SourceLocation{"first rate", 1, 1});
-  const symbolic::Rate b = symbolic::Rate::parse(second, SourceLocation{"second rate", 1, 1});
-  symbolic::Domain domain;
-  for (std::size_t i = 0; i < assumptions.size(); ++i) {
-    const SourceLocation where{"--assume #" + std::to_string(i + 1), 1, 1};
-    for (const symbolic::Relation& r : symbolic::parse_relations(assumptions[i], where)) {
-      domain.require(r, assumptions[i]);
-    }
-  }
+py::object compare(const std::string& first, const std::string& second,
+                   const std::vector<std::string>& assumptions) {
   symbolic::SignOracle oracle;
-  if (oracle.satisfiable(domain).status == symbolic::Satisfiability::kUnsatisfiable) {
-    throw InputError("the assumptions contradict each other: " + domain.to_text());
-  }
-  const symbolic::RateComparison eps = symbolic::compare_as_eps_to_zero(a, b, domain, oracle);
-  const symbolic::RateComparison T = symbolic::compare_as_T_to_infinity(a, b, domain, oracle);
-  // The keys of `compare --json`, with the LaTeX of the condition and the summary line beside.
-  const auto describe = [](const symbolic::RateComparison& c) {
-    py::dict d;
-    d["growth"] = symbolic::to_text(c.growth);
-    d["decided_by"] = c.decided_by;
-    d["gap"] = symbolic::canonical(c.gap);
-    d["gap_latex"] = symbolic::canonical(c.gap, symbolic::Format::kLatex);
-    d["note"] = c.note;
-    d["summary"] = c.summary();
-    if (c.growth == symbolic::Growth::kDepends) {
-      d["faster_when"] = c.faster_when.text;
-      d["faster_when_latex"] = c.faster_when.latex;
-    }
-    if (c.gap_sign.positive_at) d["faster_at"] = c.gap_sign.positive_at->to_text();
-    if (c.gap_sign.negative_at) d["slower_at"] = c.gap_sign.negative_at->to_text();
-    if (c.gap_sign.zero_at) d["equal_at"] = c.gap_sign.zero_at->to_text();
-    return d;
-  };
-  py::dict out;
-  out["first"] = a.print();
-  out["second"] = b.print();
-  out["first_latex"] = a.print(symbolic::Format::kLatex);
-  out["second_latex"] = b.print(symbolic::Format::kLatex);
-  out["eps_to_zero"] = describe(eps);
-  out["T_to_infinity"] = describe(T);
-  return out;
+  return to_py(session::comparison_json(session::compare(first, second, assumptions, oracle)));
 }
 
 // ---------------------------------------------------------------------------------------------
 // The engine: derive and plan (the command's derive_commands.cpp, over the same libraries)
 
-struct ArchitectureOptions {
-  std::optional<std::vector<long>> heads;
-  long embedding = 16;
-  long head_dim = 0;
-};
-
-app::TargetArguments target_arguments(const std::string& source, Options& o) {
-  app::TargetArguments t;
+session::TargetRequest target_request(const std::string& source, Options& o) {
+  session::TargetRequest t;
   t.source = source;
   t.name = o.text("name");
   t.sets = o.sets("set");
@@ -383,166 +360,51 @@ app::TargetArguments target_arguments(const std::string& source, Options& o) {
   return t;
 }
 
-ArchitectureOptions architecture_options(Options& o) {
-  ArchitectureOptions a;
+session::ArchitectureRequest architecture_request(Options& o) {
+  session::ArchitectureRequest a;
   a.heads = o.heads("heads");
   a.embedding = o.integer("E", a.embedding);
   a.head_dim = o.integer("head_dim", a.head_dim);
   return a;
 }
 
-/// A plan's verdict and rates, under the names of `plan --json` (rate: the bound O(...)), plus
-/// eps_rate, the rate alone as compare() takes it; each as text and LaTeX.
-py::dict plan_extras(const theorems::Plan& p) {
-  py::dict d;
-  d["heads"] = p.architecture.heads;
-  d["architecture_text"] = p.architecture.text();
-  d["verdict"] = theorems::to_text(p.verdict);
-  d["priced"] = p.priced();
-  if (p.priced()) {
-    const symbolic::Rate rate = p.rate();
-    const symbolic::Rate general = p.general_rate();
-    d["rate"] = rate.print(symbolic::Landau::kBigO);
-    d["rate_latex"] = rate.print(symbolic::Landau::kBigO, symbolic::Format::kLatex);
-    d["eps_rate"] = rate.print();
-    d["eps_rate_latex"] = rate.print(symbolic::Format::kLatex);
-    d["rate_general"] = general.print(symbolic::Landau::kBigO);
-    d["rate_general_latex"] = general.print(symbolic::Landau::kBigO, symbolic::Format::kLatex);
-    d["rate_general_condition"] = p.general_condition;
-  }
-  return d;
-}
-
-py::object condition_dict(const theorems::Condition& c) {
-  py::dict d;
-  d["name"] = c.name;
-  d["layers"] = c.layers;
-  d["max_heads"] = c.max_heads;
-  d["limit"] = c.limit;
-  d["closed_form"] = c.closed_form;
-  d["monotone"] = c.monotone;
-  py::list capacity;
-  for (const auto& [heads, n] : c.capacity) capacity.append(py::make_tuple(heads, n));
-  d["capacity"] = capacity;
-  d["text"] = report::condition_text(c);
-  return d;
-}
-
 py::object derive(const std::string& source, const std::string& directory,
                   const std::vector<std::string>& added, const std::string& format,
                   const py::dict& kwargs) {
   Options o(kwargs, "derive");
-  const app::TargetArguments t = target_arguments(source, o);
-  const ArchitectureOptions arch = architecture_options(o);
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
   o.finish();
   if (format != "data" && format != "text" && format != "latex" && format != "json" &&
       format != "toml")
     throw py::value_error(
-        "derive(): format must be 'data', 'text', 'latex', 'json' or 'toml', "
-        "got '" +
-        format + "'");
-  const std::vector<targets::TargetSpec> specs = t.resolve(false);
+        "derive(): format must be 'data', 'text', 'latex', 'json' or 'toml', got '" + format + "'");
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
-  const std::string unset =
-      specs.size() == 1
-          ? targets::unset_integer_for_conditions(specs.front(), format == "text" || format == "data")
-          : "";
-  if (!unset.empty()) {
-    const targets::TargetSpec& spec = specs.front();
-    const theorems::Architecture base =
-        theorems::architecture_for(spec, arch.embedding, arch.head_dim, std::vector<long>{1});
-    const std::vector<theorems::Condition> conditions =
-        theorems::conditions_by_depth(engine, spec, unset, base);
-    if (format == "text") return py::str(report::conditions_text(spec, unset, conditions));
-    py::list dicts;
-    for (const theorems::Condition& c : conditions) dicts.append(condition_dict(c));
-    py::dict d;
-    d["target"] = spec.name;
-    d["formula"] = targets::to_text(spec.formula.root());
-    d["unset"] = unset;
-    d["conditions"] = dicts;
-    return d;
-  }
-  std::vector<theorems::Target> targets;
-  targets.reserve(specs.size());
-  for (const targets::TargetSpec& s : specs) targets.push_back(theorems::to_target(s));
-  std::vector<report::Derivation> ds;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    report::Derivation d;
-    d.target = &targets[i];
-    const theorems::Architecture base = theorems::architecture_for(
-        specs[i], arch.embedding, arch.head_dim, arch.heads ? *arch.heads : std::vector<long>{1});
-    if (arch.heads) d.plan = engine.plan(targets[i], base);
-    d.search = engine.search(targets[i], base);
-    ds.push_back(std::move(d));
-  }
-  if (format == "toml") return py::str(report::derived_catalogue_toml(engine, ds));
-  if (format == "latex") return py::str(report::derivations_latex(ds, catalogue));
-  if (format == "text") {
-    std::string out;
-    for (const report::Derivation& d : ds) out += report::derivation_text(d);
-    return py::str(out);
-  }
-  if (format == "json") {
-    json j = json::array();
-    for (const report::Derivation& d : ds) j.push_back(report::to_json(d));
-    return py::str((ds.size() == 1 ? j[0] : j).dump(2) + "\n");
-  }
-  py::list out;
-  for (const report::Derivation& d : ds) {
-    py::object j = to_py(report::to_json(d));
-    // Rates in both forms, ready for a notebook: the plan's, and each depth's smallest.
-    if (d.plan) j["plan_rate"] = plan_extras(*d.plan);
-    j["smallest_rate"] =
-        d.search.smallest ? py::object(plan_extras(*d.search.smallest)) : py::object(py::none());
-    py::list depths;
-    for (const theorems::Plan& p : d.search.per_depth) depths.append(plan_extras(p));
-    j["per_depth_rates"] = depths;
-    j["latex_row"] = report::derivations_latex({d}, catalogue);
-    out.append(j);
-  }
-  return out.size() == 1 ? py::object(out[0]) : py::object(out);
+  const session::Derived d = session::derive(engine, t, arch, format == "text" || format == "data");
+  if (format == "text") return py::str(session::derived_text(d));
+  if (!d.unset.empty()) return to_py(session::conditions_json(d));
+  if (format == "toml") return py::str(report::derived_catalogue_toml(engine, d.derivations));
+  if (format == "latex") return py::str(report::derivations_latex(d.derivations, catalogue));
+  if (format == "json") return py::str(session::derived_json(d).dump(2) + "\n");
+  return to_py(session::derived_data(d, catalogue));
 }
 
 py::object plan(const std::string& source, const std::string& directory,
                 const std::vector<std::string>& added, const std::string& format,
                 const py::dict& kwargs) {
   Options o(kwargs, "plan");
-  const app::TargetArguments t = target_arguments(source, o);
-  const ArchitectureOptions arch = architecture_options(o);
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
   o.finish();
   if (format != "data" && format != "text" && format != "json")
     throw py::value_error("plan(): format must be 'data', 'text' or 'json', got '" + format + "'");
-  const targets::TargetSpec spec = t.resolve(true).front();
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
-  const theorems::Target target = theorems::to_target(spec);
-  std::string note;
-  std::optional<theorems::Plan> chosen;
-  if (!arch.heads) {
-    theorems::Search s =
-        engine.search(target, theorems::architecture_for(spec, arch.embedding, arch.head_dim, {1}));
-    chosen = s.smallest;
-    note = s.smallest    ? "(no --heads: the smallest efficient architecture)\n"
-           : s.undecided ? "(no --heads, and the smallest efficient architecture undecided: one layer, one head)\n"
-                         : "(no --heads and no efficient architecture: one layer, one head)\n";
-  }
-  const theorems::Plan p =
-      chosen ? *chosen
-             : engine.plan(target, theorems::architecture_for(
-                                       spec, arch.embedding, arch.head_dim,
-                                       arch.heads ? *arch.heads : std::vector<long>{1}));
-  if (format == "text") return py::str(note + report::plan_text(target, p));
-  json j = report::to_json(p);
-  j["target"] = report::to_json(*target.program);
-  if (format == "json") return py::str(j.dump(2) + "\n");
-  py::object out = to_py(j);
-  py::dict extras = plan_extras(p);
-  for (const auto& [k, v] : extras) {
-    if (!out.contains(k)) out[k] = v;  // the command's keys keep the command's values
-  }
-  return out;
+  const session::Planned p = session::plan(engine, t, arch);
+  if (format == "text") return py::str(session::planned_text(p));
+  if (format == "json") return py::str(session::planned_json(p).dump(2) + "\n");
+  return to_py(session::planned_data(p));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -580,91 +442,24 @@ py::dict curve_arrays(const std::vector<numeric::CurvePoint>& curve) {
 
 py::dict train(const py::dict& kwargs) {
   Options o(kwargs, "train");
-  numeric::TaskOptions task{.name = ""};
-  task.name = o.text("task");
-  const std::string target_file = o.text("target");
-  const std::string formula = o.text("formula");
-  const std::string target_name = o.text("name");
-  const std::vector<std::string> sets = o.sets("set");
-  const bool tokens_given = o.has("T");
-  task.tokens = o.integer("T", task.tokens);
-  task.token_dim = o.integer("d", task.token_dim);
-  task.comparisons = o.integer("D", task.comparisons);
-  task.rank = o.integer("k", task.rank);
-  task.positions = o.integer("T0", task.positions);
-  const std::string norm = o.text("norm", "squared");
-  task.seed = o.seed("task_seed", task.seed);
-  numeric::ModelConfig model;
-  const std::vector<long> heads = o.heads("heads").value_or(std::vector<long>{2, 2});
-  model.embedding = o.integer("E", model.embedding);
-  model.head_dim = o.integer("head_dim", model.head_dim);
-  model.ffn_width = o.integer("ffn_width", model.ffn_width);
-  model.readout_width = o.integer("readout_width", model.readout_width);
-  const std::string activation = o.text("activation", "gelu");
-  const std::string positional = o.text("pe");
-  model.pre_layer_norm = o.flag("pre_ln", model.pre_layer_norm);
-  model.attention_scale = o.real("scale", model.attention_scale);
-  numeric::TrainOptions t;
-  t.steps = o.integer("steps", t.steps);
-  t.batch = o.integer("batch", t.batch);
-  t.adam.learning_rate = o.real("lr", t.adam.learning_rate);
-  t.adam.beta1 = o.real("beta1", t.adam.beta1);
-  t.adam.beta2 = o.real("beta2", t.adam.beta2);
-  t.adam.weight_decay = o.real("weight_decay", t.adam.weight_decay);
-  t.warmup = o.integer("warmup", t.warmup);
-  t.min_lr_ratio = o.real("min_lr_ratio", t.min_lr_ratio);
-  t.clip = o.real("clip", t.clip);
-  t.eval_every = o.integer("eval_every", t.eval_every);
-  t.validation_size = o.integer("val_size", t.validation_size);
-  t.seed = o.seed("seed", t.seed);
-  t.threads = o.integer("threads", t.threads);
-  t.chunks = o.integer("chunks", t.chunks);
-  const std::string precision = o.text("precision", "float32");
-  t.max_steps = o.integer("until_plateau", t.max_steps);
-  t.plateau_tolerance = o.real("plateau_tolerance", t.plateau_tolerance);
-  t.checkpoint = o.text("checkpoint");
-  t.checkpoint_every = o.integer("checkpoint_every", t.checkpoint_every);
-  o.finish();
-
-  // Everything is validated before any work starts, as by the command.
-  if (norm != "squared" && norm != "plain")
-    throw InputError(SourceLocation{"norm", 0, 0}, "must be squared or plain (got '" + norm + "')");
-  task.norm = norm == "plain" ? numeric::NormKind::kPlain : numeric::NormKind::kSquared;
-  const int sources =
-      (task.name.empty() ? 0 : 1) + (target_file.empty() ? 0 : 1) + (formula.empty() ? 0 : 1);
-  if (sources != 1) throw InputError("give exactly one of task, target and formula");
-  std::unique_ptr<numeric::Task> made;
-  if (task.name.empty()) {
-    app::TargetArguments ta;
-    ta.source = formula.empty() ? target_file : formula;
-    ta.name = target_name;
-    ta.sets = sets;
-    ta.token_dim = task.token_dim;
-    ta.file_only = !target_file.empty();
-    targets::TargetSpec spec = ta.resolve(true).front();
-    if (tokens_given || spec.set.count("T") == 0) spec.set["T"] = task.tokens;
-    targets::Evaluator evaluator(spec.formula, spec.set, spec.token_dim, task.seed);
-    made = numeric::make_formula_task(
-        spec.name, std::move(evaluator),
-        numeric::InputDistribution{spec.variance, spec.min_norm, spec.max_norm},
-        spec.positional ? numeric::PositionalEncoding::kLearned
-                        : numeric::PositionalEncoding::kNone);
-  } else {
-    if (!sets.empty() || !target_name.empty())
-      throw InputError("set and name apply to a formula or a target file, not to a task");
-    made = numeric::make_task(task);
+  session::TrainRequest request;
+  request.task = o.text("task");
+  request.target_file = o.text("target");
+  request.formula = o.text("formula");
+  request.target_name = o.text("name");
+  request.sets = o.sets("set");
+  for (const numeric::Setting& s : numeric::run_settings()) {
+    const std::optional<numeric::SettingValue> v = o.setting(s);
+    if (!v) continue;
+    try {
+      s.set(request.settings, *v);
+    } catch (const InputError& e) {
+      throw InputError(SourceLocation{std::string(s.name), 0, 0}, e.message());
+    }
+    if (s.name == "T") request.tokens_given = true;
   }
-  model.tokens = made->tokens();
-  model.token_dim = made->token_dim();
-  model.heads.assign(heads.begin(), heads.end());
-  model.activation = numeric::parse_activation(activation);
-  model.positional = positional.empty() ? made->recommended_positional()
-                                        : numeric::parse_positional_encoding(positional);
-  model.validate();
-  t.precision = numeric::parse_precision(precision);
-  t.checkpoint_tag = fmt::format("task_seed={} D={} k={} T0={} norm={}", task.seed,
-                                 task.comparisons, task.rank, task.positions, norm);
-  t.validate();
+  o.finish();
+  const session::PreparedRun run = session::prepare_training(request);
 
   // Ctrl-C in a notebook stops the run: the progress callback looks for signals (with the GIL)
   // a few times a second and ends the run with KeyboardInterrupt.
@@ -675,84 +470,33 @@ py::dict train(const py::dict& kwargs) {
   numeric::TrainResult r;
   {
     py::gil_scoped_release release;
-    r = numeric::train(model, *made, t, interrupt);
+    r = numeric::train(run.settings.model, *run.task, run.settings.training, interrupt);
   }
-
-  // The keys of `train --json`, with the curve as numpy arrays.
-  const numeric::ModelConfig& m = model;
-  py::dict out;
-  py::dict task_d;
-  task_d["name"] = r.task_name;
-  task_d["formula"] = r.task_description;
-  task_d["T"] = m.tokens;
-  task_d["d"] = m.token_dim;
-  task_d["D"] = task.comparisons;
-  task_d["k"] = task.rank;
-  task_d["T0"] = task.positions;
-  task_d["norm"] = norm;
-  task_d["task_seed"] = task.seed;
-  out["task"] = task_d;
-  py::dict model_d;
-  model_d["L"] = m.layers();
-  model_d["heads"] = m.heads;
-  model_d["E"] = m.embedding;
-  model_d["head_dim"] = m.head_dim;
-  model_d["ffn_width"] = m.ffn_width;
-  model_d["readout_width"] = m.readout_width;
-  model_d["activation"] = std::string(numeric::to_string(m.activation));
-  model_d["positional"] = std::string(numeric::to_string(m.positional));
-  model_d["pre_layer_norm"] = m.pre_layer_norm;
-  model_d["attention_scale"] = m.attention_scale;
-  out["model"] = model_d;
-  py::dict training;
-  training["steps"] = t.steps;
-  training["batch"] = t.batch;
-  training["learning_rate"] = t.adam.learning_rate;
-  training["beta1"] = t.adam.beta1;
-  training["beta2"] = t.adam.beta2;
-  training["weight_decay"] = t.adam.weight_decay;
-  training["warmup"] = t.warmup_steps();
-  training["min_lr_ratio"] = t.min_lr_ratio;
-  training["clip"] = t.clip;
-  training["eval_every"] = t.eval_interval();
-  training["validation_size"] = t.validation_size;
-  training["seed"] = t.seed;
-  training["chunks"] = t.chunks;
-  training["threads"] = r.threads_used;
-  training["precision"] = std::string(numeric::to_string(t.precision));
-  training["plateau_tolerance"] = t.plateau_tolerance;
-  training["max_steps"] = t.budget();
-  out["training"] = training;
-  py::dict parameters;
-  parameters["total"] = r.parameters.total;
-  parameters["theory_M"] = r.parameters.theory();
-  parameters["encoder"] = r.parameters.encoder;
-  parameters["attention"] = r.parameters.attention;
-  parameters["ffn"] = r.parameters.ffn;
-  parameters["norm"] = r.parameters.norm;
-  parameters["readout"] = r.parameters.readout;
-  out["parameters"] = parameters;
-  py::dict result;
-  result["status"] = std::string(numeric::to_string(r.status));
-  result["converged"] = r.status == numeric::RunStatus::kConverged;
-  result["steps_done"] = r.steps_done;
-  result["cooldown_start"] = r.cooldown.start;
-  result["resumed_from"] = r.resumed_from;
-  result["diverged_at"] = r.diverged_at;
-  result["best_validation_nmse"] = r.best_validation_nmse;
-  result["best_step"] = r.best_step;
-  result["final_validation_nmse"] = std::isfinite(r.final_validation_nmse)
-                                        ? py::object(py::float_(r.final_validation_nmse))
-                                        : py::object(py::none());
-  result["target_mean"] = r.target_mean;
-  result["target_std"] = r.target_std;
-  out["result"] = result;
-  py::dict timing;
-  timing["seconds_total"] = r.seconds_total;
-  timing["seconds_training"] = r.seconds_training;
-  timing["ms_per_step"] = 1e3 * r.seconds_per_step();
-  out["timing"] = timing;
+  // The JSON of `train --format json`, with the curve as numpy arrays.
+  py::dict out = to_py(session::training_json(run, r)).cast<py::dict>();
   out["curve"] = curve_arrays(r.curve);
+  return out;
+}
+
+/// The run settings' table (numeric/run_settings.hpp): train()'s keywords, the command's
+/// options and an experiment's profile keys.
+py::list run_settings() {
+  static const numeric::RunSettings kDefaults;
+  py::list out;
+  for (const numeric::Setting& s : numeric::run_settings()) {
+    py::dict d;
+    d["name"] = std::string(s.name);
+    d["option"] = s.option();
+    d["section"] = std::string(numeric::to_string(s.section));
+    d["type"] = std::string(numeric::to_string(s.type));
+    d["default"] = s.shows_default
+                       ? to_py(std::visit([](const auto& v) { return json(v); }, s.get(kDefaults)))
+                       : py::object(py::none());
+    d["help"] = std::string(s.help);
+    d["old_name"] = s.old_name.empty() ? py::object(py::none()) : py::str(std::string(s.old_name));
+    d["in_spec"] = s.in_spec;
+    out.append(d);
+  }
   return out;
 }
 
@@ -762,43 +506,27 @@ py::dict train(const py::dict& kwargs) {
 py::list sweep(const std::vector<std::string>& experiments, const std::string& experiments_dir,
                const py::dict& kwargs) {
   Options o(kwargs, "sweep");
-  const std::string profile = o.text("profile", "quick");
-  const std::string results = o.text("results", "results");
-  const std::string shard = o.text("shard", "0/1");
-  const std::vector<std::string> where = o.texts("where");
-  experiments::SweepOptions base;
-  base.workers = o.integer("workers", 0);
-  base.checkpoint_every = o.integer("checkpoint_every", base.checkpoint_every);
+  session::SweepRequest request;
+  request.experiments = experiments;
+  request.profile = o.text("profile", request.profile);
+  request.results = o.text("results", request.results);
+  request.shard = o.text("shard", request.shard);
+  request.where = o.texts("where");
+  request.workers = o.integer("workers", request.workers);
+  request.checkpoint_every = o.integer("checkpoint_every", request.checkpoint_every);
   o.finish();
-  if (base.workers < 0 || base.workers > 1024)
-    throw InputError("workers must be 0 (one per core) to 1024");
-  if (base.checkpoint_every < 0) throw InputError("checkpoint_every must be 0 (none) or positive");
-  std::tie(base.shard, base.shards) = experiments::parse_shard(shard);
-  for (const std::string& w : where) {
-    auto [label, value] = experiments::parse_where(w);
-    base.where[label].insert(value);
-  }
-  const std::vector<experiments::ExperimentSpec> specs =
-      experiments::load_specs(experiments, experiments_dir);
-  for (const experiments::ExperimentSpec& s : specs) {
-    if (std::find(s.profiles.begin(), s.profiles.end(), profile) == s.profiles.end()) {
-      throw InputError(SourceLocation{s.file.string(), 0, 0},
-                       "experiment " + s.name + " has no profile '" + profile + "'");
-    }
-  }
+  const session::PreparedSweep sweep = session::prepare_sweep(request, experiments_dir);
   py::list out;
-  for (const experiments::ExperimentSpec& s : specs) {
-    experiments::SweepOptions opt = base;
-    opt.profile = profile;
-    const experiments::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
+  for (const experiments::ExperimentSpec& s : sweep.specs) {
+    const experiments::ResultStore store = sweep.store(s);
     experiments::SweepSummary r;
     {
       py::gil_scoped_release release;
-      r = experiments::run_sweep(s, store, opt);
+      r = experiments::run_sweep(s, store, sweep.options);
     }
     py::dict d;
     d["experiment"] = s.name;
-    d["profile"] = profile;
+    d["profile"] = request.profile;
     d["results"] = store.file().string();
     d["runs"] = r.runs;
     d["skipped"] = r.skipped;
@@ -880,48 +608,18 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   py::list out;
-  for (const experiments::ExperimentSpec& s : specs) {
-    const experiments::ResultStore store(fs::path(results) / (s.name + ".jsonl"));
-    std::vector<std::string> warnings;
-    const std::vector<experiments::RunRecord> records = store.read(&warnings);
-    const experiments::ExperimentResult r =
-        experiments::verify_in_context(s, profile, records, store.file(), engine);
+  for (const session::Verified& v : session::verify(specs, profile, results, engine)) {
     if (format == "text") {
-      out.append(report::verification_text(r));
-      continue;
+      out.append(report::verification_text(v.result));
+    } else if (format == "latex") {
+      out.append(report::claims_table_latex(v.result));
+    } else {
+      py::object d = to_py(session::verification_json(v.result));
+      d["warnings"] = v.warnings;
+      d["latex"] = report::claims_table_latex(v.result);
+      d["text"] = report::verification_text(v.result);
+      out.append(d);
     }
-    if (format == "latex") {
-      out.append(report::claims_table_latex(r));
-      continue;
-    }
-    py::list claims;
-    for (const experiments::Claim& c : r.claims) {
-      py::dict d;
-      d["group"] = c.group;
-      d["predicted"] = c.prediction;
-      d["measured"] = c.measured;
-      d["verdict"] = experiments::to_text(c.verdict);
-      d["why"] = c.why;
-      d["cross_check"] = c.cross_check;
-      py::dict runs;
-      runs["planned"] = c.runs.planned;
-      runs["converged"] = c.runs.converged;
-      runs["budget_reached"] = c.runs.budget_reached;
-      runs["diverged"] = c.runs.diverged;
-      d["runs"] = runs;
-      claims.append(d);
-    }
-    py::dict d;
-    d["experiment"] = r.name;
-    d["title"] = r.title;
-    d["profile"] = r.profile;
-    d["claim"] = r.claim_kind;
-    d["claims"] = claims;
-    d["notes"] = r.notes;
-    d["warnings"] = warnings;
-    d["latex"] = report::claims_table_latex(r);
-    d["text"] = report::verification_text(r);
-    out.append(d);
   }
   return out;
 }
@@ -984,6 +682,7 @@ PYBIND11_MODULE(_infoflow, m) {
         py::arg("format"), py::arg("options"));
   m.def("tasks", [] { return infoflow::numeric::task_names(); });
   m.def("train", &ip::train, py::arg("options"));
+  m.def("run_settings", &ip::run_settings);
   m.def("sweep", &ip::sweep, py::arg("experiments"), py::arg("experiments_dir"),
         py::arg("options"));
   m.def("merge", &ip::merge, py::arg("inputs"), py::arg("output"));

@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(train_rejects_bad_input_with_exit_two) {
       {"--T 0", "T must be between 1 and 16384 (got 0)"},
       {"--lr -0.001", "learning rate must be positive"},
       {"--T", "--T: 1 required"},
-      {"--heads 0,2", "layer 1's head count must be between 1 and 256 (got 0)"},
+      {"--heads 0,2", "--heads: heads must be positive integers separated by commas"},
       {"--pe rotary", "unknown positional encoding 'rotary'"},
   };
   for (const auto& [args, message] : cases) {
@@ -351,7 +351,7 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'min(s != t) dot(x[s], x[t])' --heads 3 --E 16", "3 heads do not divide E = 16"},
       // d = 0 once meant "the target's d" silently, and d = -1 too.
       {"derive 'max(t) dot(a, x[t])' --d 0", "--d: Value 0 not in range 1 to 65536"},
-      {"train --formula 'max(t) dot(a, x[t])' --d -1", "--d: Value -1 not in range 1 to 65536"},
+      {"train --formula 'max(t) dot(a, x[t])' --d -1", "--d: d must be between 1 and 65536 (got -1)"},
       {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --format json",
        "the formula needs values for D (e.g. --set D=3)"},
       {"derive 'kth(k, t) dot(a, x[t]) + sum(i = 1..D) max(t) dot(b[i], x[t])'",

@@ -8,6 +8,7 @@
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/reported.hpp"
 #include "infoflow/experiments/results.hpp"
+#include "infoflow/experiments/settings_json.hpp"
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/experiments/sweep.hpp"
 #include "infoflow/experiments/verification.hpp"

@@ -12,6 +12,7 @@
 #include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/optimizer.hpp"
 #include "infoflow/numeric/random.hpp"
+#include "infoflow/numeric/run_settings.hpp"
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/numeric/train.hpp"
 #include "infoflow/numeric/transformer.hpp"

@@ -1,0 +1,35 @@
+#ifndef INFOFLOW_SESSION_VERIFY_HPP_
+#define INFOFLOW_SESSION_VERIFY_HPP_
+
+/// \file
+/// verify: each experiment's claims, predicted against measured from its results file.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "infoflow/experiments/spec.hpp"
+#include "infoflow/experiments/verification.hpp"
+#include "infoflow/theorems/engine.hpp"
+
+namespace infoflow::session {
+
+struct Verified {
+  experiments::ExperimentResult result;
+  std::vector<std::string> warnings;  ///< the results file's skipped lines
+};
+
+/// Each experiment against RESULTS/NAME.jsonl under `profile`.
+std::vector<Verified> verify(const std::vector<experiments::ExperimentSpec>& specs,
+                             const std::string& profile, const std::filesystem::path& results,
+                             theorems::Engine& engine);
+
+/// The JSON of `verify --format json` for one experiment: experiment, title, profile, claim,
+/// claims (group, predicted, measured, verdict, why, cross_check, runs) and notes.
+nlohmann::json verification_json(const experiments::ExperimentResult& r);
+
+}  // namespace infoflow::session
+
+#endif  // INFOFLOW_SESSION_VERIFY_HPP_
