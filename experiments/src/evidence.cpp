@@ -57,11 +57,14 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     claim.verdict = gap.ci.low > kPhaseDecades ? Agreement::kAgrees
                     : gap.ci.high < 0          ? Agreement::kDisagrees
                                                : Agreement::kInconclusive;
-    claim.why = claim.verdict == Agreement::kAgrees
-                    ? fmt::format("the gap's interval lies above {} decade", kPhaseDecades)
-                : claim.verdict == Agreement::kDisagrees
-                    ? "the configurations predicted inefficient do better"
-                    : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
+    claim.why =
+        claim.verdict == Agreement::kAgrees
+            ? fmt::format("the gap's interval lies above {} decade: consistent with the bounds",
+                          kPhaseDecades)
+        : claim.verdict == Agreement::kDisagrees
+            ? "the configurations predicted inefficient do better: their lower bound is "
+              "contradicted, or the upper bound of the efficient ones is not reached by training"
+            : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
     // A low NMSE supports "efficient" from any run; a high one supports "not efficient" only
     // from converged runs (agreeing needs the inefficient side converged, disagreeing the
     // efficient side).

@@ -668,8 +668,10 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
   doc += fmt::format(
       "{} claims: {} agree, {} disagree, {} inconclusive (profile {}). Each claim compares the "
       "InfoFlow engine's prediction{} for a configuration with the best validation NMSE of trained "
-      "networks (median over seeds; bars: min and max). The rules of the verdicts are in "
-      "docs/experiments.md.\n",
+      "networks (median over seeds; bars: min and max). An agreement is consistency with a "
+      "bound, not its proof: training can contradict a lower bound, or show that this recipe "
+      "does not reach an upper bound, never that an upper bound is tight or wrong. The rules of "
+      "the verdicts are in docs/experiments.md.\n",
       agrees + disagrees + inconclusive, agrees, disagrees, inconclusive,
       results.empty() ? std::string("-") : latex_escape(results.front().profile),
       cites.empty() ? std::string()

@@ -20,10 +20,13 @@
 ///   When some architectures are predicted efficient and others not, one more claim compares
 ///   them at the largest T by the gap rule of heads_phase.
 /// - exponent: NMSE against the parameter count M. With the proxy eps ~ sqrt(NMSE Var(y)), the
-///   upper bound M = O(eps^-a) says NMSE falls at least as fast as M^(-2/a): the measured slope
-///   may be steeper (the bound is not tight for this target) but not shallower. Agrees if the
-///   slope's interval reaches down to -2/a or below, disagrees if it lies entirely above. A
-///   fitted exponent is evidence about a rate, not a proof; training adds optimisation error.
+///   upper bound M = O(eps^-a) says NMSE can fall at least as fast as M^(-2/a). Agrees
+///   ("consistent") if the slope's interval reaches down to -2/a or below, disagrees ("not
+///   reached by training") if it lies entirely above. A fitted exponent is evidence about a
+///   rate, not a proof; training adds optimisation error.
+/// What a verdict can mean: training can contradict a lower bound (not efficient), or show that
+/// this recipe does not reach an upper bound (efficient); it never shows an upper bound tight,
+/// nor wrong. Agreement is "consistent with" the bound, never its confirmation.
 ///
 /// - confront (an entry named by the spec, e.g. a conjecture): architecture by architecture,
 ///   the engine's verdict, the entry's and the measured one. The entry speaks where its setting
