@@ -15,6 +15,7 @@
 #include "infoflow/experiments/sweep.hpp"
 #include "infoflow/experiments/verification.hpp"
 #include "infoflow/report/experiment_report.hpp"
+#include "infoflow/report/verdict_table.hpp"
 #include "infoflow/report/verification_text.hpp"
 #include "infoflow/theorems/engine.hpp"
 
@@ -239,7 +240,9 @@ void add_report(CLI::App& app, Context& ctx) {
                              r.claims.size(), agree, disagree,
                              static_cast<long>(r.claims.size()) - agree - disagree);
     }
-    std::cout << summary
+    // The counts, then claim by claim: what was predicted and measured, and why a claim is open.
+    std::cout << summary << "\n"
+              << report::verdict_table(results) << "\n"
               << fmt::format("wrote {} files to {}{}\n", files.written.size(), *output,
                              files.note.empty() ? "" : " (" + files.note + ")");
     if (!*no_compile && std::getenv("INFOFLOW_REQUIRE_PDFLATEX") != nullptr && !files.pdf) {

@@ -584,6 +584,13 @@ BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
   const Run r = run("report " + spec + " --no-sweep --no-compile --results " +
                     (dir / "m").string() + " -o " + out);
   BOOST_TEST(r.code == 0);
+  // After the counts, the verdict table: a row per claim, and why each open one is open.
+  BOOST_TEST(contains(r.out, "s: 3 claims"));
+  BOOST_TEST(contains(r.out, "verdict       claim"));
+  BOOST_TEST(r.out.find("s: 3 claims") < r.out.find("verdict       claim"), r.out);
+  BOOST_TEST(contains(r.out, "s (growth_in_T, profile quick)\n"));
+  BOOST_TEST(contains(r.out, "k = 1"));
+  BOOST_TEST(contains(r.out, "why: "));
   BOOST_TEST(std::filesystem::exists(dir / "report" / "report.tex"));
   BOOST_TEST(std::filesystem::exists(dir / "report" / "claims.csv"));
   BOOST_TEST(run("sweep " + spec + " --shard 2/2").code == 2);
