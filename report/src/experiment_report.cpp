@@ -270,9 +270,10 @@ std::string figure_pgfplots(const ExperimentResult& r) {
   std::string out = fmt::format(
       "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
       "{}xlabel={{{}}}, "
-      "ylabel={{best validation NMSE}}, legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, "
+      "ylabel={{{}}}, legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, "
       "anchor=north, draw=none}}, legend columns=2, grid=major, grid style={{gray!25}}]\n",
-      r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label));
+      r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label),
+      latex_escape(r.y_label));
   for (std::size_t i = 0; i < r.series.size(); ++i) {
     const Series& s = r.series[i];
     if (s.x.empty()) continue;

@@ -24,6 +24,14 @@
 ///   ("consistent") if the slope's interval reaches down to -2/a or below, disagrees ("not
 ///   reached by training") if it lies entirely above. A fitted exponent is evidence about a
 ///   rate, not a proof; training adds optimisation error.
+/// - params_needed: for each architecture, M*, the parameters needed for a best validation NMSE
+///   below 0.1, must stay flat in T when the engine calls it efficient and grow when it does
+///   not. M* at each T and seed is the first rung of a ladder of widths (the spec's `arm`) that
+///   reaches the accuracy, found by bisection; measured: the rise of log10 M* over the fitted T
+///   (least squares against T, seed bootstrap interval), flat within one rung. A T is fitted
+///   with 3 seeds each on the ladder; a claim needs 4 fitted T, and the failed runs below M*
+///   converged (docs/experiments.md, "Parameters needed").
+///
 /// What a verdict can mean: training can contradict a lower bound (not efficient), or show that
 /// this recipe does not reach an upper bound (efficient); it never shows an upper bound tight,
 /// nor wrong. Agreement is "consistent with" the bound, never its confirmation.
@@ -176,6 +184,7 @@ struct ExperimentResult {
   std::vector<Series> series;
   std::string x_label;
   bool log_x = true;
+  std::string y_label = "best validation NMSE";  ///< what the series' y are
   std::vector<RunRow> rows;
   std::vector<std::string> notes;
   long missing_runs = 0;   ///< runs of the profile with no record yet (of rows.size())
