@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "infoflow/experiments/allocation.hpp"
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/spec.hpp"
@@ -92,6 +93,24 @@ void sweep(const std::vector<experiments::ExperimentSpec>& specs, const Common& 
   }
 }
 
+/// --budget DURATION: where claims are undecided, train what would decide them (allocation.hpp).
+void add_budget_option(CLI::App* cmd, std::string& budget) {
+  cmd->add_option("--budget", budget,
+                  "spend this much time (90s, 15m, 1h30m) training where claims are undecided, "
+                  "then say what each still undecided one would need");
+}
+
+/// Spends the budget, if one is given; its account, or "" without one.
+std::string spend(const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
+                  const std::string& budget, const theorems::Catalogue& catalogue) {
+  if (budget.empty()) return "";
+  experiments::BudgetOptions o;
+  o.seconds = experiments::parse_duration(budget);
+  theorems::Engine engine(catalogue);
+  return experiments::budget_text(
+      experiments::spend_budget(specs, c.profile, c.results, engine, o), o.seconds);
+}
+
 std::vector<experiments::ExperimentResult> verify_all(
     const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
     const theorems::Catalogue& catalogue) {
@@ -169,13 +188,18 @@ void add_verify(CLI::App& app, Context& ctx) {
   auto c = std::make_shared<Common>();
   auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
+  auto budget = std::make_shared<std::string>();
   c->add(cmd);
   add_format_option(cmd, *format, {"text", "json"}, /*json_alias=*/true);
   add_output_option(cmd, *output);
-  cmd->callback([&ctx, c, format, output] {
+  add_budget_option(cmd, *budget);
+  cmd->callback([&ctx, c, format, output, budget] {
     const std::vector<experiments::ExperimentSpec> specs =
         experiments::load_specs(c->experiments, experiments_directory());
+    if (!budget->empty()) (void)experiments::parse_duration(*budget);  // refused before any run
     const theorems::Catalogue catalogue = ctx.load();
+    const std::string account = spend(specs, *c, *budget, catalogue);
+    if (!account.empty() && *format == "json") std::cerr << account;
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
@@ -205,7 +229,7 @@ void add_verify(CLI::App& app, Context& ctx) {
     }
     std::string out;
     for (const experiments::ExperimentResult& r : results) out += report::verification_text(r);
-    emit(out, *output);
+    emit(out + account, *output);
   });
 }
 
@@ -217,15 +241,21 @@ void add_report(CLI::App& app, Context& ctx) {
   auto output = std::make_shared<std::string>("report");
   auto no_sweep = std::make_shared<bool>(false);
   auto no_compile = std::make_shared<bool>(false);
+  auto budget = std::make_shared<std::string>();
   c->add(cmd);
+  add_budget_option(cmd, *budget);
   cmd->add_option("-o,--output", *output, "the report folder")->capture_default_str();
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
-  cmd->callback([&ctx, c, output, no_sweep, no_compile] {
+  cmd->callback([&ctx, c, output, no_sweep, no_compile, budget] {
     const std::vector<experiments::ExperimentSpec> specs =
         experiments::load_specs(c->experiments, experiments_directory());
+    if (!budget->empty()) (void)experiments::parse_duration(*budget);  // refused before any run
+    if (*no_sweep && !budget->empty())
+      throw InputError("--no-sweep trains nothing and --budget trains: give one of them");
     const theorems::Catalogue catalogue = ctx.load();
     if (!*no_sweep) sweep(specs, *c, experiments::SweepOptions{});
+    const std::string account = spend(specs, *c, *budget, catalogue);
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     const report::ReportFiles files = report::write_report(*output, results, !*no_compile, &catalogue);
     std::string summary;
@@ -243,6 +273,7 @@ void add_report(CLI::App& app, Context& ctx) {
     // The counts, then claim by claim: what was predicted and measured, and why a claim is open.
     std::cout << summary << "\n"
               << report::verdict_table(results) << "\n"
+              << account << (account.empty() ? "" : "\n")
               << fmt::format("wrote {} files to {}{}\n", files.written.size(), *output,
                              files.note.empty() ? "" : " (" + files.note + ")");
     if (!*no_compile && std::getenv("INFOFLOW_REQUIRE_PDFLATEX") != nullptr && !files.pdf) {

@@ -77,13 +77,16 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     std::vector<const Cell*> all = good_cells;
     all.insert(all.end(), bad_cells.begin(), bad_cells.end());
     const std::string few = too_few_seeds(all);
+    if (claim.verdict == Agreement::kInconclusive) claim.need = Need::kSeeds;
     if (!few.empty() || !unconverged.empty()) {
       claim.verdict = Agreement::kInconclusive;
       claim.why = !few.empty() ? few : unconverged;
+      claim.need = !few.empty() ? Need::kSeeds : Need::kSteps;
     }
   } catch (const std::invalid_argument&) {
     claim.measured = "no finished run on one side";
     claim.why = "not enough data";
+    claim.need = Need::kRuns;
   }
   return claim;
 }

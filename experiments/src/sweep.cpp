@@ -112,9 +112,14 @@ Outcome outcome_of(const RunRecord& r) {
 
 SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, const SweepOptions& o,
                        const std::function<void(const SweepProgress&)>& progress) {
+  return sweep_runs(spec, store, spec.runs(o.profile), o, progress);
+}
+
+SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
+                        const std::vector<RunConfig>& all, const SweepOptions& o,
+                        const std::function<void(const SweepProgress&)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   SweepSummary summary;
-  const std::vector<RunConfig> all = spec.runs(o.profile);
   check_where(all, o);
   // The units of work: a run each, or for a kind that searches a ladder (params_needed) a search
   // each, whose next run depends on its recorded ones. Shards deal out whole units.

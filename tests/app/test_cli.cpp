@@ -601,4 +601,27 @@ BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
   BOOST_TEST(contains(run("sweep " + spec + " --profile full").out, "has no profile 'full'"));
 }
 
+BOOST_AUTO_TEST_CASE(a_budget_trains_where_claims_are_undecided_and_says_what_is_left) {
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
+  const std::string spec = (dir / "b.toml").string();
+  std::ofstream(spec) << "[experiment]\nname = \"b\"\nclaim = \"growth_in_T\"\ntask = "
+                         "\"kth_max\"\n[profile.quick]\nk = [1, 2]\nT = [4, 8]\nheads = \"1\"\n"
+                         "E = 8\nseeds = [1, 2]\nsteps = 20\nbatch = 8\nval_size = 32\n";
+  const std::string results = " --results " + (dir / "r").string();
+  // A bad duration, or a budget with --no-sweep, is refused before anything runs.
+  const Run bad = run("verify " + spec + results + " --budget soon");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(contains(bad.out, "--budget needs a duration such as 90s"));
+  BOOST_TEST(run("report " + spec + results + " --no-sweep --budget 1m -o " +
+                 (dir / "rep").string())
+                 .code == 2);
+  BOOST_TEST(!std::filesystem::exists(dir / "r" / "b.jsonl"));
+  const Run v = run("verify " + spec + results + " --budget 2m");
+  BOOST_TEST(v.code == 0);
+  BOOST_TEST(contains(v.out, "budget 2.0 min: "), v.out);
+  BOOST_TEST(contains(v.out, "trained b, "), v.out);
+  BOOST_TEST(contains(v.out, "still undecided, and what each would need:"), v.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -60,6 +60,7 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
       !not_converged(fitted, "of the fitted points").empty()) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = not_converged(fitted, "of the fitted points");
+    claim.need = Need::kSteps;
   }
 }
 

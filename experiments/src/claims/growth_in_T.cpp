@@ -45,6 +45,7 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
                   : (efficient ? "the NMSE grows in T: the upper bound is not reached by "
                                  "training with this recipe"
                                : "the NMSE does not grow in T: contradicts the lower bound");
+  if (claim.verdict == Agreement::kInconclusive) claim.need = Need::kSeeds;
   if (!s.median.empty() && s.median.front() >= kSaturated) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = fmt::format(
@@ -52,12 +53,14 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
         "network "
         "does not learn the target, so its growth in T cannot be measured",
         s.median.front(), s.x.front());
+    claim.need = Need::kWiderLadder;
   }
   // Growth or flatness in T needs converged runs at every T.
   const std::string unconverged = not_converged(line.members, "of this line");
   if (claim.verdict != Agreement::kInconclusive && !unconverged.empty()) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = unconverged;
+    claim.need = Need::kSteps;
   }
 }
 

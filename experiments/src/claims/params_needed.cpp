@@ -100,11 +100,13 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
     claim.why = fmt::format(
         "{} search{} not finished (their next rung has no run yet): sweep runs them", pending,
         pending == 1 ? " is" : "es are");
+    claim.need = Need::kRuns;
   } else if (xs.size() < kMinPoints) {
     claim.why = fmt::format(
         "only {} T with M* on the ladder for at least {} seeds; a fit needs {}{}", xs.size(),
         kMinSeeds, kMinPoints,
         above.empty() ? "" : " (widen the ladder for the T above it)");
+    claim.need = above.empty() ? Need::kSeeds : Need::kWiderLadder;
   } else {
     const ExponentialFit f = fit_exponential(xs, ys);
     const double span = f.x_max - f.x_min;
@@ -120,6 +122,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
     if (!grows && !stays) {
       claim.why = fmt::format(
           "the rise's interval straddles a class boundary (one rung, {:.2f} decade)", r);
+      claim.need = Need::kSeeds;
     } else if (bottom == xs.size()) {
       claim.why =
           "M* is the ladder's narrowest rung at every fitted T: the ladder starts too wide to "
@@ -129,6 +132,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
           "not converged at this budget: {} of {} runs that failed the accuracy below M* did "
           "not pass the plateau test, and a failure counts only from converged runs",
           failed - failed_converged, failed);
+      claim.need = Need::kSteps;
     } else {
       claim.verdict = (efficient ? stays : grows) ? Agreement::kAgrees : Agreement::kDisagrees;
       claim.why = claim.verdict == Agreement::kAgrees
@@ -148,9 +152,9 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
   out.log_x = false;
   out.y_label = fmt::format("parameters needed for NMSE < {:g}, M*", kAccuracy);
   const std::string key = ladder_key(spec);
-  const std::vector<RunConfig> runs = spec.runs(out.profile);
+  const std::vector<RunConfig> runs = out.runs;  // out.runs is cut to the visited below
   if (runs.size() != out.rows.size())
-    throw std::logic_error("params_needed: the rows are not the profile's runs");
+    throw std::logic_error("params_needed: the rows are not the runs");
   std::map<const RunConfig*, std::size_t> row_of;
   for (std::size_t i = 0; i < runs.size(); ++i) row_of[&runs[i]] = i;
   const std::set<std::string> along{key, "heads_pattern", "T", "seed"};
@@ -200,13 +204,16 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
   // The runs no search visited are not part of the measurement: they are neither missing nor
   // counted.
   std::vector<RunRow> visited;
+  std::vector<RunConfig> visited_runs;
   long missing = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!keep[i]) continue;
     missing += out.rows[i].status ? 0 : 1;
     visited.push_back(out.rows[i]);
+    visited_runs.push_back(runs[i]);
   }
   out.rows = std::move(visited);
+  out.runs = std::move(visited_runs);
   out.missing_runs = missing;
   for (const auto& [name, line] : lines) judge_line(name, line, out);
 }

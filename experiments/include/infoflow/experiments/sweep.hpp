@@ -63,6 +63,12 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store,
                        const SweepOptions& options,
                        const std::function<void(const SweepProgress&)>& progress = {});
 
+/// run_sweep() on the runs `runs` (configurations of `spec`, e.g. a profile's with more seeds)
+/// instead of the profile's; options.profile only names the profile in messages.
+SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
+                        const std::vector<RunConfig>& runs, const SweepOptions& options,
+                        const std::function<void(const SweepProgress&)>& progress = {});
+
 /// "LABEL=VALUE" -> (LABEL, VALUE); throws InputError on another form.
 std::pair<std::string, std::string> parse_where(const std::string& text);
 

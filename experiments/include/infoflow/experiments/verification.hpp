@@ -91,6 +91,17 @@ struct RunCounts {
 /// "9 runs, 9 converged", "27 runs, 20 converged, 4 budget reached, 3 missing".
 std::string to_text(const RunCounts& c);
 
+/// What would decide an inconclusive claim: what `--budget` spends time on (allocation.hpp).
+enum class Need {
+  kNothing,      ///< decided, or nothing more runs can add (no transition to test, ...)
+  kRuns,         ///< runs of the profile without a result yet, or searches not finished
+  kSeeds,        ///< more seeds: an interval straddles a boundary, or too few seeds
+  kSteps,        ///< more steps: runs that did not pass the plateau test
+  kWiderLadder,  ///< a wider network: saturated at this width, or M* above the ladder
+};
+/// "nothing", "runs", "seeds", "steps", "a wider ladder".
+std::string to_text(Need n);
+
 struct Claim {
   std::string group;       ///< "D = 3", "heads (1), E = 16"
   /// The labels the group fixes ({D: 3}; empty: every run), what cross_check() matches on.
@@ -102,6 +113,7 @@ struct Claim {
   /// Where another profile's results (the shipped full ones) give another verdict: said so.
   std::string cross_check;
   RunCounts runs;  ///< of the group, by status
+  Need need = Need::kNothing;  ///< of an inconclusive claim: what would decide it
 };
 
 /// The validation curve of a run that did not converge, for the report's figure.
@@ -186,6 +198,9 @@ struct ExperimentResult {
   bool log_x = true;
   std::string y_label = "best validation NMSE";  ///< what the series' y are
   std::vector<RunRow> rows;
+  /// The configurations of `rows`, one to one: the profile's runs, and the runs of other seeds
+  /// of its configurations that the results hold (recorded_seeds.hpp).
+  std::vector<RunConfig> runs;
   std::vector<std::string> notes;
   long missing_runs = 0;   ///< runs of the profile with no record yet (of rows.size())
   double run_seconds = 0;  ///< training time summed over the runs
