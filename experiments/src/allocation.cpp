@@ -17,7 +17,7 @@
 #include "cells.hpp"
 #include "claims/claim_kind.hpp"
 #include "ladder.hpp"
-#include "recorded_seeds.hpp"
+#include "recorded_runs.hpp"
 
 namespace infoflow::experiments {
 
@@ -60,8 +60,11 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
   std::vector<Request> out;
   const bool ladder = searches_ladder(spec);
   const std::string key = ladder_key(spec);
+  const std::vector<RunConfig> profile = spec.runs(result.profile);
+  std::map<std::string, const RunConfig*> profile_run;  // by labels
+  for (const RunConfig& r : profile) profile_run.emplace(labels_except(r.labels, {}), &r);
   for (const Claim& c : result.claims) {
-    if (c.verdict != Agreement::kInconclusive || c.need == Need::kNothing) continue;
+    if (c.verdict != Agreement::kInconclusive) continue;
     Request q;
     q.experiment = result.name;
     q.group = c.group;
@@ -100,7 +103,7 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
           q.text = fmt::format("more seeds than the {} a configuration may have", o.max_seeds);
           break;
         }
-        q.runs = more_seeds(result.runs, c.group_labels, o.more_seeds);
+        q.runs = more_seeds(profile, result.runs, c.group_labels, o.more_seeds);
         const std::size_t configurations = q.runs.size() / o.more_seeds;
         q.expected_runs = ladder ? static_cast<long>(q.runs.size() / rungs) * bisection_runs(rungs)
                                  : static_cast<long>(q.runs.size());
@@ -114,19 +117,34 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         break;
       }
       case Need::kSteps: {
+        // Each run that stopped at its budget, trained twice as long (at most kMaxDoublings
+        // times the profile's); a run of a seed beyond the profile's is not lengthened.
         long short_runs = 0;
-        for (const RunRow& row : result.rows) {
-          short_runs += row.status == numeric::RunStatus::kBudgetReached &&
-                                in_group(row, c.group_labels)
-                            ? 1
-                            : 0;
+        long at_most = 0;
+        for (std::size_t i = 0; i < result.rows.size(); ++i) {
+          const RunRow& row = result.rows[i];
+          if (row.status != numeric::RunStatus::kBudgetReached || !in_group(row, c.group_labels))
+            continue;
+          if (ladder && row.best_nmse < kAccuracy) continue;  // it passed: its rung is settled
+          ++short_runs;
+          const auto original = profile_run.find(labels_except(row.labels, {}));
+          if (original == profile_run.end() ||
+              doublings(result.runs[i], *original->second) >= kMaxDoublings) {
+            ++at_most;
+            continue;
+          }
+          q.runs.push_back(longer(result.runs[i]));
         }
-        q.expected_runs = short_runs;
-        q.seconds = 2 * per_run * static_cast<double>(short_runs);
+        q.expected_runs = static_cast<long>(q.runs.size());
+        q.seconds = 2 * per_run * static_cast<double>(q.expected_runs);
         q.text = fmt::format(
             "more steps: {} run{} that did not pass the plateau test, trained twice as long "
-            "(until_plateau in the profile){}; --budget does not train these yet",
-            short_runs, short_runs == 1 ? "" : "s", about(q.seconds));
+            "(a fresh run: a finished run keeps no checkpoint){}",
+            q.expected_runs, q.expected_runs == 1 ? "" : "s", about(q.seconds));
+        if (at_most > 0)
+          q.text += fmt::format("; {} more already trained {} times as long as the profile says, "
+                                "or of seeds beyond it",
+                                at_most, 1 << kMaxDoublings);
         break;
       }
       case Need::kWiderLadder:
@@ -147,6 +165,7 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         }
         break;
       case Need::kNothing:
+        q.text = "no more runs of this experiment decide it: " + c.why;
         break;
     }
     out.push_back(std::move(q));

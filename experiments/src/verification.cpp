@@ -14,7 +14,7 @@
 #include "claims/claim_kind.hpp"
 #include "confront.hpp"
 #include "prediction.hpp"
-#include "recorded_seeds.hpp"
+#include "recorded_runs.hpp"
 
 namespace infoflow::experiments {
 
@@ -106,7 +106,7 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
   out.claim_kind = spec.claim;
   out.profile = profile;
   // The cells point into `runs`, which a claim kind may not change (it may cut out.runs).
-  const std::vector<RunConfig> runs = with_recorded_seeds(spec.runs(profile), records);
+  const std::vector<RunConfig> runs = with_recorded_runs(spec.runs(profile), records);
   out.runs = runs;
   std::map<std::string, const RunRecord*> by_key;
   for (const RunRecord& r : records) by_key[r.key] = &r;

@@ -13,7 +13,7 @@
 #include "infoflow/experiments/verification.hpp"
 
 #include "common/temp_dir.hpp"
-#include "recorded_seeds.hpp"
+#include "recorded_runs.hpp"
 
 namespace ex = infoflow::experiments;
 namespace nm = infoflow::numeric;
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(durations_and_what_is_not_one) {
 
 BOOST_FIXTURE_TEST_CASE(recorded_runs_of_other_seeds_count_when_their_key_matches, Fixture) {
   const std::vector<ex::RunConfig> runs = spec.runs("quick");
-  const std::vector<ex::RunConfig> more = ex::more_seeds(runs, {{"k", "1"}, {"T", "8"}}, 3);
+  const std::vector<ex::RunConfig> more = ex::more_seeds(runs, runs, {{"k", "1"}, {"T", "8"}}, 3);
   BOOST_TEST_REQUIRE(more.size() == 3u);
   BOOST_TEST(more[0].labels.at("seed") == "3");
   BOOST_TEST(more[2].training.seed == 5u);
@@ -87,11 +87,37 @@ BOOST_FIXTURE_TEST_CASE(recorded_runs_of_other_seeds_count_when_their_key_matche
   other.key = "0123456789abcdef";  // the same labels, another configuration or code version
   other.labels["seed"] = "9";
   records.push_back(other);
-  const std::vector<ex::RunConfig> all = ex::with_recorded_seeds(runs, records);
+  const std::vector<ex::RunConfig> all = ex::with_recorded_runs(runs, records);
   BOOST_TEST(all.size() == runs.size() + 3);
   const ex::ExperimentResult r = ex::verify(spec, "quick", records, engine);
   BOOST_TEST(r.rows.size() == runs.size() + 3);
   BOOST_TEST(r.runs.size() == r.rows.size());
+}
+
+BOOST_FIXTURE_TEST_CASE(a_run_trained_longer_takes_the_place_of_the_one_that_stopped, Fixture) {
+  const std::vector<ex::RunConfig> runs = spec.runs("quick");
+  std::vector<ex::RunRecord> records;
+  for (const ex::RunConfig& r : runs)
+    records.push_back(record(r, 0.9, nm::RunStatus::kBudgetReached));
+  const ex::RunConfig twice = ex::longer(runs[0]);
+  const ex::RunConfig four_times = ex::longer(twice);
+  BOOST_TEST(twice.training.steps == 2 * runs[0].training.steps);
+  BOOST_TEST(twice.labels == runs[0].labels);
+  BOOST_TEST(twice.key != runs[0].key);
+  BOOST_TEST(ex::doublings(four_times, runs[0]) == 2);
+  records.push_back(record(four_times, 1e-3, nm::RunStatus::kConverged));
+  records.push_back(record(twice, 0.5, nm::RunStatus::kConverged));
+  const std::vector<ex::RunConfig> all = ex::with_recorded_runs(runs, records);
+  BOOST_TEST_REQUIRE(all.size() == runs.size());
+  BOOST_TEST(all[0].key == four_times.key);  // the longest wins, whatever the order
+  const ex::ExperimentResult r = ex::verify(spec, "quick", records, engine);
+  BOOST_TEST(r.rows[0].best_nmse == 1e-3);
+  BOOST_TEST((*r.rows[0].status == nm::RunStatus::kConverged));
+  // A profile trained until the plateau is lengthened by its cap, not its minimum.
+  ex::RunConfig plateau = runs[0];
+  plateau.training.max_steps = 1000;
+  BOOST_TEST(ex::longer(plateau).training.max_steps == 2000);
+  BOOST_TEST(ex::longer(plateau).training.steps == plateau.training.steps);
 }
 
 BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fixture) {
@@ -111,17 +137,28 @@ BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fi
   // A run stopped at its budget: more steps, described, not trained.
   for (ex::RunRecord& rec : records) rec.status = nm::RunStatus::kBudgetReached;
   std::vector<ex::RunRecord> more = records;
-  for (const ex::RunConfig& r : ex::more_seeds(spec.runs("quick"), {}, 1))
+  for (const ex::RunConfig& r : ex::more_seeds(spec.runs("quick"), spec.runs("quick"), {}, 1))
     more.push_back(record(r, r.task.rank == 1 ? 1e-3 : 1e-3 * static_cast<double>(r.task.tokens),
                           nm::RunStatus::kBudgetReached));
   const ex::ExperimentResult steps = ex::verify(spec, "quick", more, engine);
   const std::vector<ex::Request> longer = ex::requests(spec, steps, o);
   BOOST_TEST_REQUIRE(!longer.empty());
   BOOST_TEST((longer[1].need == ex::Need::kSteps), steps.claims[1].why);
-  BOOST_TEST(longer[1].runs.empty());
-  BOOST_TEST(longer[1].text.find("more steps: 18 runs that did not pass the plateau test") == 0u,
+  // The profile's 12 runs of the line, twice as long; the third seed's are beyond the profile.
+  BOOST_TEST_REQUIRE(longer[1].runs.size() == 12u);
+  BOOST_TEST(longer[1].runs[0].training.steps == 200);
+  BOOST_TEST(longer[1].text.find("more steps: 12 runs that did not pass the plateau test") == 0u,
              longer[1].text);
-  BOOST_TEST(longer[1].text.find("does not train these yet") != std::string::npos);
+  BOOST_TEST(longer[1].text.find("6 more already trained 16 times as long") != std::string::npos,
+             longer[1].text);
+  // A claim no run decides is listed, with its reason.
+  ex::ExperimentResult none = seeds;
+  none.claims[0].need = ex::Need::kNothing;
+  none.claims[0].why = "the ladder starts too wide";
+  const std::vector<ex::Request> nothing = ex::requests(spec, none, o);
+  BOOST_TEST(nothing[0].runs.empty());
+  BOOST_TEST(nothing[0].text ==
+             "no more runs of this experiment decide it: the ladder starts too wide");
 }
 
 // Real training, milliseconds a run: the runs missing first, then seeds where intervals are

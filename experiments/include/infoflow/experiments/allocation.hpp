@@ -9,9 +9,9 @@
 /// request can be run, or the time is spent. Runs go to the results files as any sweep's, so
 /// everything stays resumable; what is still needed is said, with its estimated time.
 ///
-/// Run now: the runs a claim's group lacks (and the next runs of unfinished searches), and more
-/// seeds where an interval straddles a boundary or has too few. Described, not yet run: more
-/// steps for runs that did not pass the plateau test, and a wider ladder.
+/// Trained: the runs a claim's group lacks (and the next runs of unfinished searches), more
+/// seeds where an interval straddles a boundary or has too few, and runs that did not pass the
+/// plateau test again, twice as long (afresh). Described, not yet trained: a wider ladder.
 
 #include <cstddef>
 #include <filesystem>
@@ -48,7 +48,8 @@ struct Request {
   std::string text;  ///< "3 more seeds for 2 configurations: 6 runs, about 40 s on one worker"
 };
 
-/// The request of each inconclusive claim of `result` (the verification of `spec`).
+/// The request of each inconclusive claim of `result` (the verification of `spec`); one that
+/// no run decides (Need::kNothing) says why, with no runs.
 std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult& result,
                               const BudgetOptions& options);
 

@@ -199,7 +199,7 @@ struct ExperimentResult {
   std::string y_label = "best validation NMSE";  ///< what the series' y are
   std::vector<RunRow> rows;
   /// The configurations of `rows`, one to one: the profile's runs, and the runs of other seeds
-  /// of its configurations that the results hold (recorded_seeds.hpp).
+  /// of its configurations that the results hold (recorded_runs.hpp).
   std::vector<RunConfig> runs;
   std::vector<std::string> notes;
   long missing_runs = 0;   ///< runs of the profile with no record yet (of rows.size())
