@@ -211,6 +211,7 @@ void add_verify(CLI::App& app, Context& ctx) {
                             {"measured", cl.measured},
                             {"verdict", experiments::to_text(cl.verdict)},
                             {"why", cl.why},
+                            {"need", experiments::to_text(cl.need)},
                             {"cross_check", cl.cross_check},
                             {"runs",
                              {{"planned", cl.runs.planned},

@@ -53,6 +53,69 @@ long bisection_runs(std::size_t rungs) {
   return static_cast<long>(std::ceil(std::log2(static_cast<double>(rungs) + 1)));
 }
 
+/// The whole ladders of the claim's searches that found no rung reaching the accuracy, each
+/// with up to two rungs past its widest (at most kMaxWidenings past the profile's, within the
+/// limits of a model): the runs the sweep searches from their records. `added`: the new rungs.
+std::vector<RunConfig> widened(const std::vector<RunConfig>& profile, const ExperimentResult& r,
+                               const Claim& c, const std::string& key, long* added) {
+  const auto in = [&](const std::map<std::string, std::string>& labels) {
+    return std::all_of(c.group_labels.begin(), c.group_labels.end(), [&](const auto& kv) {
+      const auto l = labels.find(kv.first);
+      return l != labels.end() && l->second == kv.second;
+    });
+  };
+  std::map<std::string, const RunConfig*> verified;  // labels -> the run verified there
+  std::set<std::string> found;                       // searches with a rung that passed
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    if (!in(r.rows[i].labels)) continue;
+    verified[labels_except(r.rows[i].labels, {})] = &r.runs[i];
+    if (r.rows[i].status && r.rows[i].best_nmse < kAccuracy)
+      found.insert(labels_except(r.rows[i].labels, {key}));
+  }
+  std::map<std::string, std::vector<RunConfig>> ladders;  // search -> its rungs
+  std::vector<std::string> order;
+  std::set<std::string> listed;
+  for (const RunConfig& run : profile) {
+    const std::string search = labels_except(run.labels, {key});
+    listed.insert(labels_except(run.labels, {}));
+    if (!in(run.labels) || found.count(search) != 0) continue;
+    if (ladders.count(search) == 0) order.push_back(search);
+    const auto v = verified.find(labels_except(run.labels, {}));
+    ladders[search].push_back(v != verified.end() ? *v->second : run);
+  }
+  for (const auto& [labels, run] : verified) {  // rungs past the profile's, recorded
+    const auto ladder = ladders.find(labels_except(run->labels, {key}));
+    if (listed.count(labels) == 0 && ladder != ladders.end()) ladder->second.push_back(*run);
+  }
+  std::vector<RunConfig> out;
+  *added = 0;
+  for (const std::string& search : order) {
+    std::vector<RunConfig>& rungs = ladders.at(search);
+    const std::size_t base =
+        static_cast<std::size_t>(std::count_if(rungs.begin(), rungs.end(), [&](const RunConfig& x) {
+          return listed.count(labels_except(x.labels, {})) != 0;
+        }));
+    const auto widest =
+        std::max_element(rungs.begin(), rungs.end(), [&](const auto& x, const auto& y) {
+          return as_number(x.labels.at(key)) < as_number(y.labels.at(key));
+        });
+    RunConfig next = *widest;
+    const std::size_t past = rungs.size() - base;  // rungs past the profile's already
+    for (std::size_t k = past; k < kMaxWidenings && k < past + 2; ++k) {
+      next = wider(next, key);
+      try {
+        next.model.validate();
+      } catch (const InputError&) {
+        break;  // past the limits of a model
+      }
+      rungs.push_back(next);
+      ++*added;
+    }
+    out.insert(out.end(), rungs.begin(), rungs.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult& result,
@@ -70,18 +133,14 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
     q.group = c.group;
     q.need = c.need;
     const double per_run = median_seconds(result, c);
-    // A search along the ladder: its rungs, and the searches of the group.
+    // The rungs of the profile's ladder (1 for a kind without one).
     std::size_t rungs = 1;
-    std::set<std::string> searches;
     if (ladder) {
       std::set<std::string> widths;
-      for (const RunConfig& run : result.runs) {
+      for (const RunConfig& run : profile) {
         if (run.labels.count(key) != 0) widths.insert(run.labels.at(key));
       }
       rungs = std::max<std::size_t>(widths.size(), 1);
-      for (const RunRow& row : result.rows) {
-        if (in_group(row, c.group_labels)) searches.insert(labels_except(row.labels, {key}));
-      }
     }
     switch (c.need) {
       case Need::kRuns:
@@ -108,12 +167,12 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         q.expected_runs = ladder ? static_cast<long>(q.runs.size() / rungs) * bisection_runs(rungs)
                                  : static_cast<long>(q.runs.size());
         q.seconds = per_run * static_cast<double>(q.expected_runs);
-        q.text = ladder ? fmt::format("{} more seeds: {} searches, up to {} runs{}", o.more_seeds,
-                                      q.runs.size() / rungs, q.expected_runs, about(q.seconds))
-                        : fmt::format("{} more seeds for {} configuration{}: {} runs{}",
-                                      o.more_seeds, configurations / (ladder ? rungs : 1),
-                                      configurations == 1 ? "" : "s", q.expected_runs,
-                                      about(q.seconds));
+        q.text =
+            ladder ? fmt::format("{} more seeds: {} searches, up to {} runs{}", o.more_seeds,
+                                 q.runs.size() / rungs, q.expected_runs, about(q.seconds))
+                   : fmt::format("{} more seeds for {} configuration{}: {} runs{}", o.more_seeds,
+                                 configurations / (ladder ? rungs : 1),
+                                 configurations == 1 ? "" : "s", q.expected_runs, about(q.seconds));
         break;
       }
       case Need::kSteps: {
@@ -142,20 +201,23 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
             "(a fresh run: a finished run keeps no checkpoint){}",
             q.expected_runs, q.expected_runs == 1 ? "" : "s", about(q.seconds));
         if (at_most > 0)
-          q.text += fmt::format("; {} more already trained {} times as long as the profile says, "
-                                "or of seeds beyond it",
-                                at_most, 1 << kMaxDoublings);
+          q.text += fmt::format(
+              "; {} more already trained {} times as long as the profile says, "
+              "or of seeds beyond it",
+              at_most, 1 << kMaxDoublings);
         break;
       }
       case Need::kWiderLadder:
         if (ladder) {
-          // Two rungs past the widest, each about twice the time of a run so far.
-          q.expected_runs = 2 * static_cast<long>(searches.size());
+          q.runs = widened(profile, result, c, key, &q.expected_runs);
+          // A wider rung takes longer: about three times a run so far.
           q.seconds = 3 * per_run * static_cast<double>(q.expected_runs);
-          q.text = fmt::format(
-              "a wider ladder: two rungs past the widest {} for {} searches, {} runs{}; "
-              "--budget does not train these yet (add them to the profile's {})",
-              key, searches.size(), q.expected_runs, about(q.seconds), key);
+          q.text = q.expected_runs == 0
+                       ? fmt::format("a wider ladder than {} times the profile's widest {}",
+                                     1 << kMaxWidenings, key)
+                       : fmt::format("a wider ladder: up to {} rungs past the widest {}{}",
+                                     q.expected_runs, key, about(q.seconds));
+          if (q.expected_runs == 0) q.runs.clear();
         } else {
           q.seconds = std::numeric_limits<double>::quiet_NaN();
           q.text =
@@ -203,9 +265,9 @@ BudgetSummary spend_budget(const std::vector<ExperimentSpec>& specs, const std::
     for (const auto& [spec, q] : candidates) {
       const double cost = std::isfinite(q.seconds) ? q.seconds / workers : 0.0;
       if (cost > remaining) continue;
-      const double best = chosen == nullptr       ? std::numeric_limits<double>::infinity()
+      const double best = chosen == nullptr                ? std::numeric_limits<double>::infinity()
                           : std::isfinite(chosen->seconds) ? chosen->seconds / workers
-                                                   : 0.0;
+                                                           : 0.0;
       if (cost < best) {
         chosen_spec = spec;
         chosen = &q;
@@ -228,14 +290,15 @@ BudgetSummary spend_budget(const std::vector<ExperimentSpec>& specs, const std::
 }
 
 std::string budget_text(const BudgetSummary& s, double budget) {
-  std::string out = fmt::format("budget {}: {} spent", duration_text(budget),
-                                duration_text(s.seconds));
+  std::string out =
+      fmt::format("budget {}: {} spent", duration_text(budget), duration_text(s.seconds));
   out += s.spent.empty() ? ", nothing trained\n" : ":\n";
   for (const std::string& line : s.spent) out += "  trained " + line + "\n";
   if (s.left.empty()) return out + "every claim is decided\n";
   out += fmt::format("{} claim{} still undecided, and what each would need:\n", s.left.size(),
                      s.left.size() == 1 ? "" : "s");
-  for (const Request& q : s.left) out += fmt::format("  {}, {}: {}\n", q.experiment, q.group, q.text);
+  for (const Request& q : s.left)
+    out += fmt::format("  {}, {}: {}\n", q.experiment, q.group, q.text);
   return out;
 }
 

@@ -28,10 +28,13 @@ std::string ladder_key(const ExperimentSpec& spec);
 struct LadderLine {
   std::string name;  ///< the labels but the ladder's: "T = 8, k = 1, seed = 2"
   std::vector<const RunConfig*> rungs;
+  /// The first `base` rungs are the profile's; the others widen it (`--budget`, wider()).
+  std::size_t base = 0;
 };
 
-/// The searches of `runs` (a profile's, in its order: a line is where its first run is). Throws
-/// InputError unless `key` is swept with at least two distinct numbers.
+/// The searches of `runs` (a profile's, in its order: a line is where its first run is; runs
+/// wider than the profile's ladder extend it). Throws InputError unless `key` is swept with at
+/// least two distinct numbers.
 std::vector<LadderLine> ladder_lines(const std::vector<RunConfig>& runs, const std::string& key,
                                      const ExperimentSpec& spec, const std::string& profile);
 
@@ -49,9 +52,19 @@ struct Search {
   std::vector<std::size_t> passed;  ///< rungs visited that passed, rising
 };
 
-/// Bisection over rungs 0..rungs-1 (a wider rung assumed to train no worse): the first rung
-/// whose outcome passes, reading `outcome(i)` (none: not run yet) for the rungs it visits.
-Search bisect(std::size_t rungs, const std::function<std::optional<Outcome>(std::size_t)>& outcome);
+/// Bisection over rungs 0..base-1 (a wider rung assumed to train no worse): the first rung
+/// whose outcome passes, reading `outcome(i)` (none: not run yet) for the rungs it visits. If
+/// none of them passes, the rungs base..rungs-1 that widen the ladder are tried in turn, so that
+/// the runs recorded past the profile's ladder are always its first rungs.
+Search bisect(std::size_t rungs, const std::function<std::optional<Outcome>(std::size_t)>& outcome,
+              std::size_t base);
+
+/// The run one rung past `run` on the ladder of `key`: twice its width (ffn_width,
+/// readout_width, E or head_dim), its label and key updated. Throws InputError for another key.
+RunConfig wider(RunConfig run, const std::string& key);
+
+/// The most rungs a ladder is widened past the profile's widest (16 times its width).
+inline constexpr int kMaxWidenings = 4;
 
 }  // namespace infoflow::experiments
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cells.hpp"
+#include "ladder.hpp"
 #include "run_key.hpp"
 
 namespace infoflow::experiments {
@@ -38,14 +39,21 @@ RunConfig with_seed(RunConfig run, std::uint64_t seed) {
 }  // namespace
 
 std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
-                                          const std::vector<RunRecord>& records) {
+                                          const std::vector<RunRecord>& records,
+                                          const std::string& ladder) {
   std::map<std::string, std::size_t> first;   // configuration -> its first run's index
   std::map<std::string, std::size_t> by_run;  // labels -> the run's index
+  std::map<std::string, std::size_t> widest;  // a search (labels but the ladder's) -> its top
   std::set<std::string> keys;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     first.emplace(configuration_of(runs[i].labels), i);
     by_run.emplace(labels_except(runs[i].labels, {}), i);
     keys.insert(runs[i].key);
+    if (ladder.empty() || runs[i].labels.count(ladder) == 0) continue;
+    const auto [top, fresh] = widest.emplace(labels_except(runs[i].labels, {ladder}), i);
+    if (!fresh &&
+        as_number(runs[i].labels.at(ladder)) > as_number(runs[top->second].labels.at(ladder)))
+      top->second = i;
   }
   const std::vector<RunConfig> profile = runs;
   for (const RunRecord& rec : records) {
@@ -59,6 +67,18 @@ std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
         RunConfig& current = runs[same->second];
         if (doublings(run, profile[same->second]) > doublings(current, profile[same->second]))
           current = run;
+        break;
+      }
+      continue;
+    }
+    // A rung past the profile's widest, of a search that found none on its ladder.
+    if (const auto top = widest.find(labels_except(rec.labels, {ladder})); top != widest.end()) {
+      RunConfig run = profile[top->second];
+      for (int k = 1; k <= kMaxWidenings; ++k) {
+        run = wider(run, ladder);
+        if (run.key != rec.key) continue;
+        keys.insert(run.key);
+        runs.push_back(run);
         break;
       }
       continue;

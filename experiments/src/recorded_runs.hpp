@@ -2,9 +2,9 @@
 #define INFOFLOW_EXPERIMENTS_RECORDED_RUNS_HPP_
 
 // Runs beyond a profile's that `--budget` trains (allocation.hpp), and verification counts:
-// more seeds of a configuration, and a run trained longer in place of one that stopped at its
-// step budget. No list of them is kept: a record is such a run when the configuration it would
-// be has the record's key (the same configuration and code version).
+// more seeds of a configuration, a run trained longer in place of one that stopped at its step
+// budget, and rungs past a ladder's widest. No list of them is kept: a record is such a run when
+// the configuration it would be has the record's key (the same configuration and code version).
 
 #include <cstddef>
 #include <map>
@@ -20,9 +20,12 @@ namespace infoflow::experiments {
 inline constexpr int kMaxDoublings = 4;
 
 /// `runs` (a profile's) with, in place of each run, its longest recorded longer() version, and
-/// after them, in the records' order, the runs of the same configurations with other seeds.
+/// after them, in the records' order, the runs of the same configurations with other seeds and,
+/// when `ladder` names a ladder's key, the rungs past the widest of a search (ladder.hpp's
+/// wider(), at most kMaxWidenings).
 std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
-                                          const std::vector<RunRecord>& records);
+                                          const std::vector<RunRecord>& records,
+                                          const std::string& ladder = "");
 
 /// For each configuration of the profile's `runs` in the group `labels` (in_group's sense),
 /// `count` runs with the seeds after the largest it has in `recorded` (with_recorded_runs()):

@@ -124,12 +124,11 @@ SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
   // The units of work: a run each, or for a kind that searches a ladder (params_needed) a search
   // each, whose next run depends on its recorded ones. Shards deal out whole units.
   const bool ladder = searches_ladder(spec);
-  std::vector<std::vector<const RunConfig*>> units;
+  std::vector<LadderLine> units;  // a run is a ladder of one rung
   if (ladder) {
-    for (const LadderLine& line : ladder_lines(all, ladder_key(spec), spec, o.profile))
-      units.push_back(line.rungs);
+    units = ladder_lines(all, ladder_key(spec), spec, o.profile);
   } else {
-    for (const RunConfig& r : all) units.push_back({&r});
+    for (const RunConfig& r : all) units.push_back(LadderLine{r.key, {&r}, 1});
   }
   create_parent(store.file());
   const ResultsLock held(store.file(),
@@ -137,27 +136,30 @@ SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
                         "give this one another --results folder and merge them)");
   std::map<std::string, Outcome> outcomes;  // by run key; guarded by `mutex` once threads run
   for (const RunRecord& r : store.read(&summary.warnings)) outcomes.emplace(r.key, outcome_of(r));
-  const auto search_of = [&](const std::vector<const RunConfig*>& unit) {
-    return bisect(unit.size(), [&](std::size_t i) -> std::optional<Outcome> {
-      const auto hit = outcomes.find(unit[i]->key);
-      return hit == outcomes.end() ? std::nullopt : std::optional<Outcome>(hit->second);
-    });
+  const auto search_of = [&](const LadderLine& unit) {
+    return bisect(
+        unit.rungs.size(),
+        [&](std::size_t i) -> std::optional<Outcome> {
+          const auto hit = outcomes.find(unit.rungs[i]->key);
+          return hit == outcomes.end() ? std::nullopt : std::optional<Outcome>(hit->second);
+        },
+        unit.base);
   };
   /// The unit's next run, if it has one the selection keeps.
-  const auto next_of = [&](const std::vector<const RunConfig*>& unit) -> const RunConfig* {
+  const auto next_of = [&](const LadderLine& unit) -> const RunConfig* {
     const RunConfig* next = nullptr;
     if (!ladder) {
-      next = outcomes.count(unit.front()->key) != 0 ? nullptr : unit.front();
+      next = outcomes.count(unit.rungs.front()->key) != 0 ? nullptr : unit.rungs.front();
     } else if (const Search s = search_of(unit); s.next) {
-      next = unit[*s.next];
+      next = unit.rungs[*s.next];
     }
     return next != nullptr && selected(*next, o.where) ? next : nullptr;
   };
-  std::vector<const std::vector<const RunConfig*>*> pending;
+  std::vector<const LadderLine*> pending;
   for (std::size_t i = 0; i < units.size(); ++i) {
-    const std::vector<const RunConfig*>& unit = units[i];
+    const LadderLine& unit = units[i];
     if (static_cast<Index>(i) % o.shards != o.shard) continue;
-    if (std::none_of(unit.begin(), unit.end(),
+    if (std::none_of(unit.rungs.begin(), unit.rungs.end(),
                      [&](const RunConfig* r) { return selected(*r, o.where); }))
       continue;
     if (ladder) {
@@ -165,7 +167,7 @@ SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
       summary.skipped += static_cast<Index>(s.passed.size() + s.failed.size());
     } else {
       ++summary.runs;
-      summary.skipped += outcomes.count(unit.front()->key) != 0 ? 1 : 0;
+      summary.skipped += outcomes.count(unit.rungs.front()->key) != 0 ? 1 : 0;
     }
     if (next_of(unit) != nullptr) pending.push_back(&unit);
   }
@@ -183,7 +185,7 @@ SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
     while (true) {
       const std::size_t i = next++;
       if (i >= pending.size()) return;
-      const std::vector<const RunConfig*>& unit = *pending[i];
+      const LadderLine& unit = *pending[i];
       while (true) {
         const RunConfig* to_run = nullptr;
         {

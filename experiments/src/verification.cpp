@@ -13,6 +13,7 @@
 #include "cells.hpp"
 #include "claims/claim_kind.hpp"
 #include "confront.hpp"
+#include "ladder.hpp"
 #include "prediction.hpp"
 #include "recorded_runs.hpp"
 
@@ -41,7 +42,7 @@ std::string to_text(Need n) {
     case Need::kSteps:
       return "steps";
     case Need::kWiderLadder:
-      return "a wider ladder";
+      return "a wider network";
   }
   return "";
 }
@@ -106,7 +107,8 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
   out.claim_kind = spec.claim;
   out.profile = profile;
   // The cells point into `runs`, which a claim kind may not change (it may cut out.runs).
-  const std::vector<RunConfig> runs = with_recorded_runs(spec.runs(profile), records);
+  const std::vector<RunConfig> runs = with_recorded_runs(
+      spec.runs(profile), records, searches_ladder(spec) ? ladder_key(spec) : "");
   out.runs = runs;
   std::map<std::string, const RunRecord*> by_key;
   for (const RunRecord& r : records) by_key[r.key] = &r;

@@ -9,8 +9,8 @@ namespace infoflow::report {
 
 namespace {
 
-constexpr std::size_t kCellLines = 3;  // a cell shows at most this many lines
-constexpr std::size_t kGap = 2;        // spaces between columns
+constexpr std::size_t kCellLines = 3;      // a cell shows at most this many lines
+constexpr std::size_t kGap = 2;            // spaces between columns
 constexpr std::size_t kVerdictWidth = 12;  // "inconclusive"
 
 /// `text` broken on spaces into lines of at most `width` characters (a longer word is split).

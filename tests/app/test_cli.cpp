@@ -580,6 +580,7 @@ BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
   const nlohmann::json j = nlohmann::json::parse(
       run("verify " + spec + " --json --results " + (dir / "m").string()).out);
   BOOST_TEST(j[0]["claims"].size() == 3u);  // k = 1, k = 2, and the two compared at T = 8
+  BOOST_TEST(j[0]["claims"][2]["need"] == "seeds");  // two seeds: too few for an interval
   const std::string out = (dir / "report").string();
   const Run r = run("report " + spec + " --no-sweep --no-compile --results " +
                     (dir / "m").string() + " -o " + out);

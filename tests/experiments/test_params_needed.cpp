@@ -13,6 +13,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/experiments/allocation.hpp"
 #include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/sweep.hpp"
 #include "infoflow/experiments/verification.hpp"
@@ -46,13 +47,17 @@ seeds = [1, 2, 3]
 )";
 
 /// The searches' outcomes of a ladder: rung i passes when i >= first.
-ex::Search run_search(std::size_t rungs, std::size_t first, std::vector<std::size_t>* visited) {
+ex::Search run_search(std::size_t rungs, std::size_t first, std::vector<std::size_t>* visited,
+                      std::size_t base) {
   std::set<std::size_t> done;
   while (true) {
-    const ex::Search s = ex::bisect(rungs, [&](std::size_t i) -> std::optional<ex::Outcome> {
-      if (done.count(i) == 0) return std::nullopt;
-      return ex::Outcome{i >= first ? 0.01 : 0.5, true};
-    });
+    const ex::Search s = ex::bisect(
+        rungs,
+        [&](std::size_t i) -> std::optional<ex::Outcome> {
+          if (done.count(i) == 0) return std::nullopt;
+          return ex::Outcome{i >= first ? 0.01 : 0.5, true};
+        },
+        base);
     if (!s.next) return s;
     visited->push_back(*s.next);
     done.insert(*s.next);
@@ -103,22 +108,36 @@ BOOST_AUTO_TEST_SUITE(params_needed)
 BOOST_AUTO_TEST_CASE(bisection_finds_the_first_rung_that_passes_in_few_runs) {
   for (std::size_t first = 0; first <= 5; ++first) {
     std::vector<std::size_t> visited;
-    const ex::Search s = run_search(5, first, &visited);
+    const ex::Search s = run_search(5, first, &visited, 5);
     BOOST_TEST(s.found == first);
-    BOOST_TEST(visited.size() <= 3u);  // ceil(log2(6)) instead of 5 runs
+    BOOST_TEST(visited.size() <= 3u);   // ceil(log2(6)) instead of 5 runs
     BOOST_TEST(visited.front() == 2u);  // the middle first
   }
   std::vector<std::size_t> visited;
-  const ex::Search none = run_search(5, 5, &visited);
+  const ex::Search none = run_search(5, 5, &visited, 5);
   BOOST_TEST(none.failed.size() == visited.size());
   BOOST_TEST(none.passed.empty());
+  // Past the profile's five rungs, two more are tried one at a time, after the bisection.
+  for (std::size_t first = 5; first <= 7; ++first) {
+    std::vector<std::size_t> path;
+    const ex::Search s = run_search(7, first, &path, 5);
+    BOOST_TEST(s.found == first);
+    const std::vector<std::size_t> past(std::find(path.begin(), path.end(), 5u), path.end());
+    BOOST_TEST(
+        (past == (first == 5 ? std::vector<std::size_t>{5} : std::vector<std::size_t>{5, 6})));
+  }
+  // Below the widest, the rungs past it are never visited.
+  std::vector<std::size_t> within;
+  (void)run_search(7, 2, &within, 5);
+  BOOST_TEST(*std::max_element(within.begin(), within.end()) < 5u);
 }
 
 BOOST_AUTO_TEST_CASE(an_exponential_is_fitted_on_log_y_against_x_with_an_interval) {
   const std::vector<double> xs{4, 6, 8, 10};
   std::vector<std::vector<double>> ys;
-  for (const double x : xs) ys.push_back({std::pow(10.0, 0.1 * x), std::pow(10.0, 0.1 * x + 0.05),
-                                          std::pow(10.0, 0.1 * x - 0.05)});
+  for (const double x : xs)
+    ys.push_back(
+        {std::pow(10.0, 0.1 * x), std::pow(10.0, 0.1 * x + 0.05), std::pow(10.0, 0.1 * x - 0.05)});
   const ex::ExponentialFit f = ex::fit_exponential(xs, ys);
   BOOST_TEST(f.slope == 0.1, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(f.slope_ci.contains(0.1));
@@ -168,8 +187,8 @@ BOOST_FIXTURE_TEST_CASE(the_opposite_curves_say_what_training_can_say, Fixture) 
   BOOST_TEST(r.claims[1].why == "M* does not grow in T: contradicts the lower bound");
 }
 
-BOOST_FIXTURE_TEST_CASE(unfinished_searches_a_saturated_ladder_and_unconverged_failures_decide_nothing,
-                        Fixture) {
+BOOST_FIXTURE_TEST_CASE(
+    unfinished_searches_a_saturated_ladder_and_unconverged_failures_decide_nothing, Fixture) {
   // Searches not finished: the next rung of each has no run.
   std::vector<ex::RunRecord> part = measure(spec, flat_and_growing);
   part.erase(std::remove_if(part.begin(), part.end(),
@@ -185,8 +204,7 @@ BOOST_FIXTURE_TEST_CASE(unfinished_searches_a_saturated_ladder_and_unconverged_f
     return c.task.rank == 1 ? 8L : 16L << (c.task.tokens - 4);
   }));
   BOOST_TEST(ex::to_text(above.claims[1].verdict) == "inconclusive");
-  BOOST_TEST(above.claims[1].why.find("only 2 T with M* on the ladder") == 0u,
-             above.claims[1].why);
+  BOOST_TEST(above.claims[1].why.find("only 2 T with M* on the ladder") == 0u, above.claims[1].why);
   BOOST_TEST(above.claims[1].why.find("widen the ladder") != std::string::npos);
   BOOST_TEST(above.claims[1].measured.find("above the ladder at T = 8 (3 of 3 seeds)") !=
                  std::string::npos,
@@ -195,8 +213,7 @@ BOOST_FIXTURE_TEST_CASE(unfinished_searches_a_saturated_ladder_and_unconverged_f
   const ex::ExperimentResult budget = verify(measure(
       spec, flat_and_growing, [](const ex::RunConfig& c) { return c.model.embedding >= 16; }));
   BOOST_TEST(ex::to_text(budget.claims[1].verdict) == "inconclusive");
-  BOOST_TEST(budget.claims[1].why.find("not converged at this budget") == 0u,
-             budget.claims[1].why);
+  BOOST_TEST(budget.claims[1].why.find("not converged at this budget") == 0u, budget.claims[1].why);
   // Everything at the narrowest rung: the ladder starts too wide to see anything.
   const ex::ExperimentResult low = verify(measure(spec, [](const ex::RunConfig&) { return 4L; }));
   BOOST_TEST(low.claims[0].why.find("the ladder starts too wide") != std::string::npos,
@@ -222,6 +239,39 @@ BOOST_AUTO_TEST_CASE(the_shipped_searches_are_one_per_configuration_and_seed) {
   }
 }
 
+BOOST_FIXTURE_TEST_CASE(a_budget_widens_the_ladder_of_searches_above_it, Fixture) {
+  // k = 2 needs E = 128 at every T: above the ladder 4..64 everywhere.
+  const auto needed = [](const ex::RunConfig& c) { return c.task.rank == 1 ? 8L : 128L; };
+  std::vector<ex::RunRecord> records = measure(spec, needed);
+  const ex::ExperimentResult above = verify(records);
+  BOOST_TEST_REQUIRE((above.claims[1].need == ex::Need::kWiderLadder));
+  const std::vector<ex::Request> asked = ex::requests(spec, above, ex::BudgetOptions{});
+  BOOST_TEST_REQUIRE(asked.size() == 1u);    // k = 1 is decided
+  BOOST_TEST(asked[0].expected_runs == 24);  // two rungs past E = 64 for 12 searches
+  BOOST_TEST(asked[0].runs.size() == 12u * 7u);
+  BOOST_TEST(asked[0].text.find("a wider ladder: up to 24 rungs past the widest E") == 0u,
+             asked[0].text);
+  // The rung E = 128 recorded (as the sweep of that request would): M* found on the ladder.
+  for (const ex::RunConfig& r : spec.runs("quick")) {
+    if (r.task.rank != 2 || r.model.embedding != 64) continue;
+    const ex::RunConfig past = ex::wider(r, "E");
+    BOOST_TEST(past.labels.at("E") == "128");
+    ex::RunRecord rec = measure(spec, needed).front();
+    rec.key = past.key;
+    rec.labels = past.labels;
+    rec.best_validation_nmse = 0.01;
+    records.push_back(rec);
+  }
+  const ex::ExperimentResult widened = verify(records);
+  const ex::Claim& k2 = widened.claims[1];
+  BOOST_TEST(k2.measured.find("flat") == 0u, k2.measured);
+  BOOST_TEST(ex::to_text(k2.verdict) == "disagrees", k2.why);
+  BOOST_TEST(std::count_if(widened.rows.begin(), widened.rows.end(), [](const ex::RunRow& row) {
+               return row.labels.at("E") == "128";
+             }) == 12);
+  BOOST_CHECK_THROW((void)ex::wider(spec.runs("quick").front(), "lr"), infoflow::InputError);
+}
+
 BOOST_FIXTURE_TEST_CASE(a_ladder_needs_a_swept_arm, Fixture) {
   const ex::ExperimentSpec fixed = ex::ExperimentSpec::load(temp.write(
       "fixed.toml",
@@ -241,11 +291,11 @@ BOOST_FIXTURE_TEST_CASE(a_ladder_needs_a_swept_arm, Fixture) {
 // after any run resumes every search where it stood, to the same records.
 BOOST_AUTO_TEST_CASE(a_sweep_runs_the_searches_and_resumes_them) {
   TempDir d;
-  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write(
-      "ladder.toml",
-      "[experiment]\nname = \"ladder\"\nclaim = \"params_needed\"\ntask = \"kth_max\"\n"
-      "[profile.quick]\nk = 1\nT = [4, 5]\nheads = \"1\"\nE = [2, 4, 8, 16, 32, 64, 128]\n"
-      "seeds = [1]\nsteps = 30\nbatch = 8\nval_size = 32\neval_every = 10\n"));
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(
+      d.write("ladder.toml",
+              "[experiment]\nname = \"ladder\"\nclaim = \"params_needed\"\ntask = \"kth_max\"\n"
+              "[profile.quick]\nk = 1\nT = [4, 5]\nheads = \"1\"\nE = [2, 4, 8, 16, 32, 64, 128]\n"
+              "seeds = [1]\nsteps = 30\nbatch = 8\nval_size = 32\neval_every = 10\n"));
   ex::SweepOptions o;
   o.workers = 2;
   o.checkpoint_every = 0;

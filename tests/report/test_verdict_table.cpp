@@ -28,8 +28,9 @@ ex::ExperimentResult two_claims() {
   open.prediction = "Omega(eps^-(T-k-1)/(n+1)) (not efficient): NMSE grows in T";
   open.measured = std::string(400, 'x');  // one word, longer than three lines of the column
   open.verdict = ex::Agreement::kInconclusive;
-  open.why = "not converged at this budget: 17 of 18 runs of this line did not pass the plateau "
-             "test, and a high NMSE counts only from converged runs";
+  open.why =
+      "not converged at this budget: 17 of 18 runs of this line did not pass the plateau "
+      "test, and a high NMSE counts only from converged runs";
   open.cross_check = "the full profile's results say agrees";
   r.claims = {decided, open};
   return r;
@@ -79,7 +80,8 @@ BOOST_AUTO_TEST_CASE(claims_that_do_not_agree_carry_their_reason_agreeing_ones_d
   r.claims[0].why = "the NMSE grows in T: the upper bound is not reached by training";
   const std::string disagreeing = rp::verdict_table({r});
   BOOST_TEST(disagreeing.find("why: the NMSE grows in T: the upper bound is not reached") !=
-             std::string::npos, disagreeing);
+                 std::string::npos,
+             disagreeing);
 }
 
 BOOST_AUTO_TEST_CASE(a_width_too_narrow_is_refused) {

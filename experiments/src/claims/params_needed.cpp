@@ -40,9 +40,7 @@ struct Point {
   std::size_t bottom = 0;      ///< found at the narrowest rung
   std::size_t failed = 0;      ///< runs that failed the accuracy below M*
   std::size_t failed_converged = 0;
-  [[nodiscard]] bool fitted() const {
-    return pending == 0 && above == 0 && settled >= kMinSeeds;
-  }
+  [[nodiscard]] bool fitted() const { return pending == 0 && above == 0 && settled >= kMinSeeds; }
 };
 
 /// An architecture: its points by T, its plan and the ladder's resolution in decades of M.
@@ -53,17 +51,18 @@ struct Line {
   double rung = 0;  ///< the largest log10 ratio of M between neighbouring rungs
 };
 
-std::string seeds_text(std::size_t n) { return fmt::format("{} seed{}", n, n == 1 ? "" : "s"); }
+std::string seeds_text(std::size_t n) {
+  return fmt::format("{} seed{}", n, n == 1 ? "" : "s");
+}
 
 void judge_line(const std::string& name, const Line& line, ExperimentResult& out) {
   Claim claim;
   claim.group = name;
   claim.group_labels = line.labels;
   const bool efficient = line.plan->verdict == theorems::Verdict::kEfficient;
-  claim.prediction = fmt::format(
-      "{} ({}): M*, the parameters needed for NMSE < {:g}, {} in T", rate_text(*line.plan),
-      theorems::to_text(line.plan->verdict), kAccuracy,
-      efficient ? "does not grow" : "grows (exponentially)");
+  claim.prediction = fmt::format("{} ({}): M*, the parameters needed for NMSE < {:g}, {} in T",
+                                 rate_text(*line.plan), theorems::to_text(line.plan->verdict),
+                                 kAccuracy, efficient ? "does not grow" : "grows (exponentially)");
   Series s;
   s.name = name;
   std::vector<double> xs;
@@ -97,15 +96,14 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
   claim.measured = fmt::format("M* (median) {}", medians.empty() ? "none fitted" : medians);
   if (!above.empty()) claim.measured += "; above the ladder at " + above;
   if (pending > 0) {
-    claim.why = fmt::format(
-        "{} search{} not finished (their next rung has no run yet): sweep runs them", pending,
-        pending == 1 ? " is" : "es are");
+    claim.why =
+        fmt::format("{} search{} not finished (their next rung has no run yet): sweep runs them",
+                    pending, pending == 1 ? " is" : "es are");
     claim.need = Need::kRuns;
   } else if (xs.size() < kMinPoints) {
     claim.why = fmt::format(
         "only {} T with M* on the ladder for at least {} seeds; a fit needs {}{}", xs.size(),
-        kMinSeeds, kMinPoints,
-        above.empty() ? "" : " (widen the ladder for the T above it)");
+        kMinSeeds, kMinPoints, above.empty() ? "" : " (widen the ladder for the T above it)");
     claim.need = above.empty() ? Need::kSeeds : Need::kWiderLadder;
   } else {
     const ExponentialFit f = fit_exponential(xs, ys);
@@ -117,8 +115,10 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
     claim.measured = fmt::format(
         "{}: log10 M* rises {:.2f} decades [{:.2f}, {:.2f}] over T = {:g}..{:g} ({:.3f} per "
         "token), one rung {:.2f}; {}",
-        grows ? "growing" : stays ? "flat" : "inconclusive", f.slope * span, rise.low, rise.high,
-        f.x_min, f.x_max, f.slope, r, claim.measured);
+        grows   ? "growing"
+        : stays ? "flat"
+                : "inconclusive",
+        f.slope * span, rise.low, rise.high, f.x_min, f.x_max, f.slope, r, claim.measured);
     if (!grows && !stays) {
       claim.why = fmt::format(
           "the rise's interval straddles a class boundary (one rung, {:.2f} decade)", r);
@@ -164,12 +164,16 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
     const auto row = [&](std::size_t rung) -> const RunRow& {
       return out.rows[row_of.at(search.rungs[rung])];
     };
-    const Search found = bisect(search.rungs.size(), [&](std::size_t i) -> std::optional<Outcome> {
-      const RunRow& r = row(i);
-      if (!r.status) return std::nullopt;
-      const bool lost = *r.status == numeric::RunStatus::kDiverged;
-      return Outcome{lost ? INFINITY : r.best_nmse, *r.status == numeric::RunStatus::kConverged};
-    });
+    const Search found = bisect(
+        search.rungs.size(),
+        [&](std::size_t i) -> std::optional<Outcome> {
+          const RunRow& r = row(i);
+          if (!r.status) return std::nullopt;
+          const bool lost = *r.status == numeric::RunStatus::kDiverged;
+          return Outcome{lost ? INFINITY : r.best_nmse,
+                         *r.status == numeric::RunStatus::kConverged};
+        },
+        search.base);
     const RunConfig& first = *search.rungs.front();
     Line& line = lines[labels_except(first.labels, along)];
     if (line.plan == nullptr) {
@@ -179,8 +183,8 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
       line.labels = labels_without(first.labels, along);
     }
     for (std::size_t i = 1; i < search.rungs.size(); ++i)
-      line.rung = std::max(line.rung, std::log10(parameters(*search.rungs[i]) /
-                                                  parameters(*search.rungs[i - 1])));
+      line.rung = std::max(
+          line.rung, std::log10(parameters(*search.rungs[i]) / parameters(*search.rungs[i - 1])));
     Point& p = line.points[static_cast<double>(first.task.tokens)];
     for (const std::size_t i : found.passed) keep[row_of.at(search.rungs[i])] = true;
     for (const std::size_t i : found.failed) keep[row_of.at(search.rungs[i])] = true;

@@ -10,8 +10,10 @@
 /// everything stays resumable; what is still needed is said, with its estimated time.
 ///
 /// Trained: the runs a claim's group lacks (and the next runs of unfinished searches), more
-/// seeds where an interval straddles a boundary or has too few, and runs that did not pass the
-/// plateau test again, twice as long (afresh). Described, not yet trained: a wider ladder.
+/// seeds where an interval straddles a boundary or has too few, runs that did not pass the
+/// plateau test again, twice as long (afresh), and rungs past a ladder's widest where M* lies
+/// above it. Described, not trained: a wider network for a claim saturated at a fixed width
+/// (it is measured as params_needed).
 
 #include <cstddef>
 #include <filesystem>

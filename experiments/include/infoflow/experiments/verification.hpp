@@ -99,7 +99,7 @@ enum class Need {
   kSteps,        ///< more steps: runs that did not pass the plateau test
   kWiderLadder,  ///< a wider network: saturated at this width, or M* above the ladder
 };
-/// "nothing", "runs", "seeds", "steps", "a wider ladder".
+/// "nothing", "runs", "seeds", "steps", "a wider network".
 std::string to_text(Need n);
 
 struct Claim {
