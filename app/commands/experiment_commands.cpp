@@ -9,12 +9,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "infoflow/experiments/allocation.hpp"
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/experiments/sweep.hpp"
 #include "infoflow/experiments/verification.hpp"
 #include "infoflow/report/experiment_report.hpp"
+#include "infoflow/report/verdict_table.hpp"
 #include "infoflow/report/verification_text.hpp"
 #include "infoflow/session/sweep.hpp"
 #include "infoflow/session/verify.hpp"
@@ -82,6 +84,24 @@ void sweep(const session::PreparedSweep& sweep) {
   }
 }
 
+/// --budget DURATION: where claims are undecided, train what would decide them (allocation.hpp).
+void add_budget_option(CLI::App* cmd, std::string& budget) {
+  cmd->add_option("--budget", budget,
+                  "spend this much time (90s, 15m, 1h30m) training where claims are undecided, "
+                  "then say what each still undecided one would need");
+}
+
+/// Spends the budget, if one is given; its account, or "" without one.
+std::string spend(const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
+                  const std::string& budget, const theorems::Catalogue& catalogue) {
+  if (budget.empty()) return "";
+  experiments::BudgetOptions o;
+  o.seconds = experiments::parse_duration(budget);
+  theorems::Engine engine(catalogue);
+  return experiments::budget_text(
+      experiments::spend_budget(specs, c.profile, c.results, engine, o), o.seconds);
+}
+
 /// Each experiment verified, its results file's warnings on standard error.
 std::vector<experiments::ExperimentResult> verify_all(
     const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
@@ -147,13 +167,18 @@ void add_verify(CLI::App& app, Context& ctx) {
   auto c = std::make_shared<Common>();
   auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
+  auto budget = std::make_shared<std::string>();
   c->add(cmd);
   add_format_option(cmd, *format, {"text", "json"}, /*json_alias=*/true);
   add_output_option(cmd, *output);
-  cmd->callback([&ctx, c, format, output] {
+  add_budget_option(cmd, *budget);
+  cmd->callback([&ctx, c, format, output, budget] {
     const std::vector<experiments::ExperimentSpec> specs =
         experiments::load_specs(c->experiments, experiments_directory());
+    if (!budget->empty()) (void)experiments::parse_duration(*budget);  // refused before any run
     const theorems::Catalogue catalogue = ctx.load();
+    const std::string account = spend(specs, *c, *budget, catalogue);
+    if (!account.empty() && *format == "json") std::cerr << account;
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     if (*format == "json") {
       nlohmann::json j = nlohmann::json::array();
@@ -164,7 +189,7 @@ void add_verify(CLI::App& app, Context& ctx) {
     }
     std::string out;
     for (const experiments::ExperimentResult& r : results) out += report::verification_text(r);
-    emit(out, *output);
+    emit(out + account, *output);
   });
 }
 
@@ -176,11 +201,16 @@ void add_report(CLI::App& app, Context& ctx) {
   auto output = std::make_shared<std::string>("report");
   auto no_sweep = std::make_shared<bool>(false);
   auto no_compile = std::make_shared<bool>(false);
+  auto budget = std::make_shared<std::string>();
   c->add(cmd);
+  add_budget_option(cmd, *budget);
   cmd->add_option("-o,--output", *output, "the report folder")->capture_default_str();
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
-  cmd->callback([&ctx, c, output, no_sweep, no_compile] {
+  cmd->callback([&ctx, c, output, no_sweep, no_compile, budget] {
+    if (!budget->empty()) (void)experiments::parse_duration(*budget);  // refused before any run
+    if (*no_sweep && !budget->empty())
+      throw InputError("--no-sweep trains nothing and --budget trains: give one of them");
     const theorems::Catalogue catalogue = ctx.load();
     std::vector<experiments::ExperimentSpec> specs;
     if (*no_sweep) {
@@ -194,6 +224,7 @@ void add_report(CLI::App& app, Context& ctx) {
       sweep(prepared);
       specs = std::move(prepared.specs);
     }
+    const std::string account = spend(specs, *c, *budget, catalogue);
     const std::vector<experiments::ExperimentResult> results = verify_all(specs, *c, catalogue);
     const report::ReportFiles files = report::write_report(*output, results, !*no_compile, &catalogue);
     std::string summary;
@@ -208,7 +239,10 @@ void add_report(CLI::App& app, Context& ctx) {
                              r.claims.size(), agree, disagree,
                              static_cast<long>(r.claims.size()) - agree - disagree);
     }
-    std::cout << summary
+    // The counts, then claim by claim: what was predicted and measured, and why a claim is open.
+    std::cout << summary << "\n"
+              << report::verdict_table(results) << "\n"
+              << account << (account.empty() ? "" : "\n")
               << fmt::format("wrote {} files to {}{}\n", files.written.size(), *output,
                              files.note.empty() ? "" : " (" + files.note + ")");
     if (!*no_compile && std::getenv("INFOFLOW_REQUIRE_PDFLATEX") != nullptr && !files.pdf) {

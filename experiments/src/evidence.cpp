@@ -57,11 +57,14 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     claim.verdict = gap.ci.low > kPhaseDecades ? Agreement::kAgrees
                     : gap.ci.high < 0          ? Agreement::kDisagrees
                                                : Agreement::kInconclusive;
-    claim.why = claim.verdict == Agreement::kAgrees
-                    ? fmt::format("the gap's interval lies above {} decade", kPhaseDecades)
-                : claim.verdict == Agreement::kDisagrees
-                    ? "the configurations predicted inefficient do better"
-                    : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
+    claim.why =
+        claim.verdict == Agreement::kAgrees
+            ? fmt::format("the gap's interval lies above {} decade: consistent with the bounds",
+                          kPhaseDecades)
+        : claim.verdict == Agreement::kDisagrees
+            ? "the configurations predicted inefficient do better: their lower bound is "
+              "contradicted, or the upper bound of the efficient ones is not reached by training"
+            : fmt::format("the gap's interval reaches below {} decade", kPhaseDecades);
     // A low NMSE supports "efficient" from any run; a high one supports "not efficient" only
     // from converged runs (agreeing needs the inefficient side converged, disagreeing the
     // efficient side).
@@ -74,13 +77,16 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     std::vector<const Cell*> all = good_cells;
     all.insert(all.end(), bad_cells.begin(), bad_cells.end());
     const std::string few = too_few_seeds(all);
+    if (claim.verdict == Agreement::kInconclusive) claim.need = Need::kSeeds;
     if (!few.empty() || !unconverged.empty()) {
       claim.verdict = Agreement::kInconclusive;
       claim.why = !few.empty() ? few : unconverged;
+      claim.need = !few.empty() ? Need::kSeeds : Need::kSteps;
     }
   } catch (const std::invalid_argument&) {
     claim.measured = "no finished run on one side";
     claim.why = "not enough data";
+    claim.need = Need::kRuns;
   }
   return claim;
 }

@@ -5,10 +5,15 @@
 #include <chrono>
 #include <exception>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "infoflow/core/error.hpp"
+
+#include "claims/claim_kind.hpp"
+#include "ladder.hpp"
 #include "results_file.hpp"
 
 namespace infoflow::experiments {
@@ -94,27 +99,77 @@ void check_where(const std::vector<RunConfig>& all, const SweepOptions& o) {
 
 }  // namespace
 
+namespace {
+
+/// How the results file has a run, as a search along a ladder reads it.
+Outcome outcome_of(const RunRecord& r) {
+  return Outcome{r.status == RunStatus::kDiverged ? std::numeric_limits<double>::infinity()
+                                                  : r.best_validation_nmse,
+                 r.converged()};
+}
+
+}  // namespace
+
 SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, const SweepOptions& o,
                        const std::function<void(const SweepProgress&)>& progress) {
+  return sweep_runs(spec, store, spec.runs(o.profile), o, progress);
+}
+
+SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
+                        const std::vector<RunConfig>& all, const SweepOptions& o,
+                        const std::function<void(const SweepProgress&)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   SweepSummary summary;
-  const std::vector<RunConfig> all = spec.runs(o.profile);
   check_where(all, o);
+  // The units of work: a run each, or for a kind that searches a ladder (params_needed) a search
+  // each, whose next run depends on its recorded ones. Shards deal out whole units.
+  const bool ladder = searches_ladder(spec);
+  std::vector<LadderLine> units;  // a run is a ladder of one rung
+  if (ladder) {
+    units = ladder_lines(all, ladder_key(spec), spec, o.profile);
+  } else {
+    for (const RunConfig& r : all) units.push_back(LadderLine{r.key, {&r}, 1});
+  }
   create_parent(store.file());
   const ResultsLock held(store.file(),
                         "another sweep is writing this results file; wait for it to finish (or "
                         "give this one another --results folder and merge them)");
-  std::set<std::string> done;
-  for (const RunRecord& r : store.read(&summary.warnings)) done.insert(r.key);
-  std::vector<const RunConfig*> pending;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (static_cast<Index>(i) % o.shards != o.shard || !selected(all[i], o.where)) continue;
-    ++summary.runs;
-    if (done.count(all[i].key) != 0) {
-      ++summary.skipped;
-    } else {
-      pending.push_back(&all[i]);
+  std::map<std::string, Outcome> outcomes;  // by run key; guarded by `mutex` once threads run
+  for (const RunRecord& r : store.read(&summary.warnings)) outcomes.emplace(r.key, outcome_of(r));
+  const auto search_of = [&](const LadderLine& unit) {
+    return bisect(
+        unit.rungs.size(),
+        [&](std::size_t i) -> std::optional<Outcome> {
+          const auto hit = outcomes.find(unit.rungs[i]->key);
+          return hit == outcomes.end() ? std::nullopt : std::optional<Outcome>(hit->second);
+        },
+        unit.base);
+  };
+  /// The unit's next run, if it has one the selection keeps.
+  const auto next_of = [&](const LadderLine& unit) -> const RunConfig* {
+    const RunConfig* next = nullptr;
+    if (!ladder) {
+      next = outcomes.count(unit.rungs.front()->key) != 0 ? nullptr : unit.rungs.front();
+    } else if (const Search s = search_of(unit); s.next) {
+      next = unit.rungs[*s.next];
     }
+    return next != nullptr && selected(*next, o.where) ? next : nullptr;
+  };
+  std::vector<const LadderLine*> pending;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const LadderLine& unit = units[i];
+    if (static_cast<Index>(i) % o.shards != o.shard) continue;
+    if (std::none_of(unit.rungs.begin(), unit.rungs.end(),
+                     [&](const RunConfig* r) { return selected(*r, o.where); }))
+      continue;
+    if (ladder) {
+      const Search s = search_of(unit);
+      summary.skipped += static_cast<Index>(s.passed.size() + s.failed.size());
+    } else {
+      ++summary.runs;
+      summary.skipped += outcomes.count(unit.rungs.front()->key) != 0 ? 1 : 0;
+    }
+    if (next_of(unit) != nullptr) pending.push_back(&unit);
   }
   const Index workers = std::max<Index>(
       1, std::min<Index>(
@@ -123,42 +178,55 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
   std::exception_ptr failure;
+  // A search's length is known only as it goes: its total counts the runs known to be needed.
   SweepProgress state{0, static_cast<Index>(pending.size()), summary.skipped, 0,
                       std::numeric_limits<double>::infinity()};
   auto work = [&] {
     while (true) {
       const std::size_t i = next++;
       if (i >= pending.size()) return;
-      {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (failure) return;
-      }
-      try {
-        RunConfig run = *pending[i];
-        if (o.checkpoint_every > 0) {
-          run.training.checkpoint = checkpoint_path(store, run);
-          run.training.checkpoint_every = o.checkpoint_every;
-          run.training.checkpoint_tag = run.key;
+      const LadderLine& unit = *pending[i];
+      while (true) {
+        const RunConfig* to_run = nullptr;
+        {
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (failure) return;
+          to_run = next_of(unit);
         }
-        const std::unique_ptr<Task> task = run.make();
-        const TrainResult result = train(run.model, *task, run.training);
-        // One writer at a time: append() looks at the file's last byte before writing.
-        const std::lock_guard<std::mutex> lock(mutex);
-        store.append(run, result);
-        if (!run.training.checkpoint.empty()) remove_checkpoint(run.training.checkpoint);
-        ++state.done;
-        if (result.status == RunStatus::kDiverged)
-          ++summary.diverged;
-        else
-          ++summary.completed;
-        state.best_nmse = std::min(state.best_nmse, result.best_validation_nmse);
-        state.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (progress) progress(state);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        return;
+        if (to_run == nullptr) break;
+        try {
+          RunConfig run = *to_run;
+          if (o.checkpoint_every > 0) {
+            run.training.checkpoint = checkpoint_path(store, run);
+            run.training.checkpoint_every = o.checkpoint_every;
+            run.training.checkpoint_tag = run.key;
+          }
+          const std::unique_ptr<Task> task = run.make();
+          const TrainResult result = train(run.model, *task, run.training);
+          // One writer at a time: append() looks at the file's last byte before writing.
+          const std::lock_guard<std::mutex> lock(mutex);
+          store.append(run, result);
+          if (!run.training.checkpoint.empty()) remove_checkpoint(run.training.checkpoint);
+          outcomes[run.key] =
+              Outcome{result.status == RunStatus::kDiverged
+                          ? std::numeric_limits<double>::infinity()
+                          : result.best_validation_nmse,
+                      result.status == RunStatus::kConverged};
+          ++state.done;
+          if (result.status == RunStatus::kDiverged)
+            ++summary.diverged;
+          else
+            ++summary.completed;
+          if (ladder && next_of(unit) != nullptr) ++state.total;
+          state.best_nmse = std::min(state.best_nmse, result.best_validation_nmse);
+          state.seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (progress) progress(state);
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (!failure) failure = std::current_exception();
+          return;
+        }
       }
     }
   };
@@ -166,6 +234,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store, con
   for (Index w = 0; w < workers; ++w) threads.emplace_back(work);
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+  if (ladder) summary.runs = summary.skipped + summary.completed + summary.diverged;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

@@ -13,7 +13,9 @@
 #include "cells.hpp"
 #include "claims/claim_kind.hpp"
 #include "confront.hpp"
+#include "ladder.hpp"
 #include "prediction.hpp"
+#include "recorded_runs.hpp"
 
 namespace infoflow::experiments {
 
@@ -25,6 +27,22 @@ std::string to_text(Agreement a) {
       return "disagrees";
     case Agreement::kInconclusive:
       return "inconclusive";
+  }
+  return "";
+}
+
+std::string to_text(Need n) {
+  switch (n) {
+    case Need::kNothing:
+      return "nothing";
+    case Need::kRuns:
+      return "runs";
+    case Need::kSeeds:
+      return "seeds";
+    case Need::kSteps:
+      return "steps";
+    case Need::kWiderLadder:
+      return "a wider network";
   }
   return "";
 }
@@ -88,7 +106,10 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
   out.title = spec.title;
   out.claim_kind = spec.claim;
   out.profile = profile;
-  const std::vector<RunConfig> runs = spec.runs(profile);
+  // The cells point into `runs`, which a claim kind may not change (it may cut out.runs).
+  const std::vector<RunConfig> runs = with_recorded_runs(
+      spec.runs(profile), records, searches_ladder(spec) ? ladder_key(spec) : "");
+  out.runs = runs;
   std::map<std::string, const RunRecord*> by_key;
   for (const RunRecord& r : records) by_key[r.key] = &r;
 
@@ -163,6 +184,12 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
           break;
       }
     }
+    // A decided claim needs nothing; an open one first the runs it still lacks.
+    const long finished = c.runs.converged + c.runs.budget_reached + c.runs.diverged;
+    if (c.verdict != Agreement::kInconclusive)
+      c.need = Need::kNothing;
+    else if (finished < c.runs.planned)
+      c.need = Need::kRuns;
   }
   if (!spec.confront.empty()) {
     const theorems::Entry* entry = engine.catalogue().find(spec.confront);

@@ -270,9 +270,10 @@ std::string figure_pgfplots(const ExperimentResult& r) {
   std::string out = fmt::format(
       "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=10cm, height=6.6cm, ymode=log, "
       "{}xlabel={{{}}}, "
-      "ylabel={{best validation NMSE}}, legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, "
+      "ylabel={{{}}}, legend style={{font=\\scriptsize, at={{(0.5,-0.24)}}, "
       "anchor=north, draw=none}}, legend columns=2, grid=major, grid style={{gray!25}}]\n",
-      r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label));
+      r.log_x ? "xmode=log, log basis x=2, " : "xtick=data, ", latex_escape(r.x_label),
+      latex_escape(r.y_label));
   for (std::size_t i = 0; i < r.series.size(); ++i) {
     const Series& s = r.series[i];
     if (s.x.empty()) continue;
@@ -668,8 +669,10 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
   doc += fmt::format(
       "{} claims: {} agree, {} disagree, {} inconclusive (profile {}). Each claim compares the "
       "InfoFlow engine's prediction{} for a configuration with the best validation NMSE of trained "
-      "networks (median over seeds; bars: min and max). The rules of the verdicts are in "
-      "docs/experiments.md.\n",
+      "networks (median over seeds; bars: min and max). An agreement is consistency with a "
+      "bound, not its proof: training can contradict a lower bound, or show that this recipe "
+      "does not reach an upper bound, never that an upper bound is tight or wrong. The rules of "
+      "the verdicts are in docs/experiments.md.\n",
       agrees + disagrees + inconclusive, agrees, disagrees, inconclusive,
       results.empty() ? std::string("-") : latex_escape(results.front().profile),
       cites.empty() ? std::string()

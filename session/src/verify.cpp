@@ -27,6 +27,7 @@ nlohmann::json verification_json(const experiments::ExperimentResult& r) {
                       {"measured", c.measured},
                       {"verdict", experiments::to_text(c.verdict)},
                       {"why", c.why},
+                      {"need", experiments::to_text(c.need)},
                       {"cross_check", c.cross_check},
                       {"runs",
                        {{"planned", c.runs.planned},

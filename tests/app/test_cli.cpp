@@ -580,10 +580,18 @@ BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
   const nlohmann::json j = nlohmann::json::parse(
       run("verify " + spec + " --json --results " + (dir / "m").string()).out);
   BOOST_TEST(j[0]["claims"].size() == 3u);  // k = 1, k = 2, and the two compared at T = 8
+  BOOST_TEST(j[0]["claims"][2]["need"] == "seeds");  // two seeds: too few for an interval
   const std::string out = (dir / "report").string();
   const Run r = run("report " + spec + " --no-sweep --no-compile --results " +
                     (dir / "m").string() + " -o " + out);
   BOOST_TEST(r.code == 0);
+  // After the counts, the verdict table: a row per claim, and why each open one is open.
+  BOOST_TEST(contains(r.out, "s: 3 claims"));
+  BOOST_TEST(contains(r.out, "verdict       claim"));
+  BOOST_TEST(r.out.find("s: 3 claims") < r.out.find("verdict       claim"), r.out);
+  BOOST_TEST(contains(r.out, "s (growth_in_T, profile quick)\n"));
+  BOOST_TEST(contains(r.out, "k = 1"));
+  BOOST_TEST(contains(r.out, "why: "));
   BOOST_TEST(std::filesystem::exists(dir / "report" / "report.tex"));
   BOOST_TEST(std::filesystem::exists(dir / "report" / "claims.csv"));
   BOOST_TEST(run("sweep " + spec + " --shard 2/2").code == 2);
@@ -592,6 +600,29 @@ BOOST_AUTO_TEST_CASE(shards_merge_verify_and_report) {
   BOOST_TEST(contains(missing.out, "none.jsonl: error: no such results file"));
   BOOST_TEST(!std::filesystem::exists(dir / "x.jsonl"));
   BOOST_TEST(contains(run("sweep " + spec + " --profile full").out, "has no profile 'full'"));
+}
+
+BOOST_AUTO_TEST_CASE(a_budget_trains_where_claims_are_undecided_and_says_what_is_left) {
+  const TempDir temp;
+  const std::filesystem::path& dir = temp.dir();
+  const std::string spec = (dir / "b.toml").string();
+  std::ofstream(spec) << "[experiment]\nname = \"b\"\nclaim = \"growth_in_T\"\ntask = "
+                         "\"kth_max\"\n[profile.quick]\nk = [1, 2]\nT = [4, 8]\nheads = \"1\"\n"
+                         "E = 8\nseeds = [1, 2]\nsteps = 20\nbatch = 8\nval_size = 32\n";
+  const std::string results = " --results " + (dir / "r").string();
+  // A bad duration, or a budget with --no-sweep, is refused before anything runs.
+  const Run bad = run("verify " + spec + results + " --budget soon");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(contains(bad.out, "--budget needs a duration such as 90s"));
+  BOOST_TEST(run("report " + spec + results + " --no-sweep --budget 1m -o " +
+                 (dir / "rep").string())
+                 .code == 2);
+  BOOST_TEST(!std::filesystem::exists(dir / "r" / "b.jsonl"));
+  const Run v = run("verify " + spec + results + " --budget 2m");
+  BOOST_TEST(v.code == 0);
+  BOOST_TEST(contains(v.out, "budget 2.0 min: "), v.out);
+  BOOST_TEST(contains(v.out, "trained b, "), v.out);
+  BOOST_TEST(contains(v.out, "still undecided, and what each would need:"), v.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -354,6 +354,10 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   for (const ex::Claim& c : r.claims)
     BOOST_TEST(ex::to_text(c.verdict) == "agrees", c.group << ": " << c.why);
   BOOST_TEST(r.claims[2].group == "at T = 32");
+  // Agreement is consistency with a bound, never its confirmation.
+  BOOST_TEST(r.claims[0].why == "the NMSE grows in T: consistent with the lower bound");
+  BOOST_TEST(r.claims[1].why == "the NMSE does not grow in T: consistent with the upper bound");
+  BOOST_TEST(r.claims[2].why.find("consistent with the bounds") != std::string::npos);
   // One layer saturated near 1 at every T: flat, but that measures nothing.
   const ex::ExperimentResult sat = ex::verify(
       s, "quick",
@@ -371,6 +375,13 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
                          }),
                  engine);
   BOOST_TEST(ex::to_text(worse.claims[1].verdict) == "disagrees");
+  BOOST_TEST(worse.claims[1].why ==
+             "the NMSE grows in T: the upper bound is not reached by training with this recipe");
+  // One layer flat while predicted not efficient: its lower bound is contradicted.
+  const ex::ExperimentResult flat = ex::verify(
+      s, "quick", measure(s, [](const ex::RunConfig&) { return 1e-3; }), engine);
+  BOOST_TEST(ex::to_text(flat.claims[0].verdict) == "disagrees");
+  BOOST_TEST(flat.claims[0].why == "the NMSE does not grow in T: contradicts the lower bound");
   // Saturated points are shown, not fitted: one layer at 0.9 from T = 24 on leaves 5 points.
   const ex::ExperimentResult capped = ex::verify(
       s, "quick",
@@ -411,7 +422,11 @@ BOOST_AUTO_TEST_CASE(an_upper_bound_exponent_allows_steeper_not_shallower) {
   };
   const ex::ExperimentResult steep = with_slope(-2.0);
   BOOST_TEST(ex::to_text(steep.claims[0].verdict) == "agrees");
-  BOOST_TEST(steep.claims[0].why.find("not tight") != std::string::npos);
+  // Training never shows an upper bound tight nor wrong: it is consistent, or not reached.
+  BOOST_TEST(steep.claims[0].why.find("consistent with the upper bound") != std::string::npos);
+  BOOST_TEST(steep.claims[0].why.find("tight") == std::string::npos);
+  BOOST_TEST(with_slope(-2.0 / 3.0).claims[0].why.find("tight") == std::string::npos);
+  BOOST_TEST(with_slope(-0.1).claims[0].why.find("not reached by training") != std::string::npos);
   BOOST_TEST(*steep.series[0].predicted_slope == -2.0 / 3.0, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(ex::to_text(with_slope(-2.0 / 3.0).claims[0].verdict) == "agrees");
   BOOST_TEST(ex::to_text(with_slope(-0.1).claims[0].verdict) == "disagrees");

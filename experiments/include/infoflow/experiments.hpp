@@ -5,6 +5,7 @@
 /// Umbrella header of infoflow::experiments: experiment specs and their sweeps, the results
 /// store, and the verification of each claim against the engine's prediction.
 
+#include "infoflow/experiments/allocation.hpp"
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/reported.hpp"
 #include "infoflow/experiments/results.hpp"

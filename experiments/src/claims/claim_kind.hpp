@@ -18,7 +18,12 @@ struct ClaimKind {
   const char* name;  ///< as written in a spec
   /// Adds the claims and the figure's series of the cells to `out`, and sets its axes.
   void (*judge)(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out);
+  /// The sweep runs searches along a ladder (ladder.hpp), not the whole grid.
+  bool searches_ladder = false;
 };
+
+/// Whether the spec's kind sweeps by searches along a ladder (false for an unknown kind).
+bool searches_ladder(const ExperimentSpec& spec);
 
 /// The kind of this name; nullptr if there is none.
 const ClaimKind* find_claim_kind(std::string_view name);

@@ -1,5 +1,5 @@
-// exponent: NMSE against the parameter count M must fall at least as fast as the upper bound
-// M = O(eps^-a) says, M^(-2/a) (the rule is in verification.hpp).
+// exponent: NMSE against the parameter count M falls at least as fast as the upper bound
+// M = O(eps^-a) allows, M^(-2/a), when training reaches it (the rule is in verification.hpp).
 
 #include <string>
 #include <vector>
@@ -38,24 +38,29 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
       f.seeds);
   // The rate is an upper bound on M: NMSE must fall at least as fast as M^(-2/a).
   claim.verdict = f.slope_ci.low <= predicted ? Agreement::kAgrees : Agreement::kDisagrees;
+  // An upper bound is never shown tight nor wrong by training: a fall as fast as it allows is
+  // consistent with it, a slower one says that this recipe does not reach it.
   claim.why = f.slope_ci.contains(predicted)
-                  ? "the predicted slope lies in the interval: the bound is tight here"
+                  ? fmt::format(
+                        "the bound's slope M^({:.2f}) lies in the interval: consistent with the "
+                        "upper bound",
+                        predicted)
               : claim.verdict == Agreement::kAgrees
                   ? fmt::format(
-                        "NMSE falls faster than the bound's M^({:.2f}): the bound holds "
-                        "and is not tight for "
-                        "this target",
+                        "NMSE falls faster than the bound's M^({:.2f}): consistent with the "
+                        "upper bound",
                         predicted)
                   : fmt::format(
-                        "NMSE falls slower than the bound's M^({:.2f}) allows (training "
-                        "adds optimisation "
-                        "error, which a longer run may reduce)",
+                        "NMSE falls slower than the bound's M^({:.2f}): the upper bound is not "
+                        "reached by training with this recipe (optimisation error, which a "
+                        "longer run may reduce, counts here too)",
                         predicted);
   // Too shallow a fall counts only from converged runs.
   if (claim.verdict == Agreement::kDisagrees &&
       !not_converged(fitted, "of the fitted points").empty()) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = not_converged(fitted, "of the fitted points");
+    claim.need = Need::kSteps;
   }
 }
 

@@ -35,11 +35,17 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
   claim.verdict = g.growth == numeric::Growth::kInconclusive ? Agreement::kInconclusive
                   : (efficient ? stays : grows)              ? Agreement::kAgrees
                                                              : Agreement::kDisagrees;
+  // Efficient is an upper bound's claim, not efficient a lower bound's: training can contradict
+  // the lower bound, or show that this recipe does not reach the upper one.
   claim.why = claim.verdict == Agreement::kInconclusive
                   ? "the slope's interval straddles a class boundary"
               : claim.verdict == Agreement::kAgrees
-                  ? "the measured growth class is the predicted one"
-                  : "the measured growth class is the opposite of the prediction";
+                  ? (efficient ? "the NMSE does not grow in T: consistent with the upper bound"
+                               : "the NMSE grows in T: consistent with the lower bound")
+                  : (efficient ? "the NMSE grows in T: the upper bound is not reached by "
+                                 "training with this recipe"
+                               : "the NMSE does not grow in T: contradicts the lower bound");
+  if (claim.verdict == Agreement::kInconclusive) claim.need = Need::kSeeds;
   if (!s.median.empty() && s.median.front() >= kSaturated) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = fmt::format(
@@ -47,12 +53,14 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
         "network "
         "does not learn the target, so its growth in T cannot be measured",
         s.median.front(), s.x.front());
+    claim.need = Need::kWiderLadder;
   }
   // Growth or flatness in T needs converged runs at every T.
   const std::string unconverged = not_converged(line.members, "of this line");
   if (claim.verdict != Agreement::kInconclusive && !unconverged.empty()) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = unconverged;
+    claim.need = Need::kSteps;
   }
 }
 

@@ -9,10 +9,11 @@ namespace infoflow::experiments {
 extern const ClaimKind kHeadsPhase;
 extern const ClaimKind kGrowthInT;
 extern const ClaimKind kExponent;
+extern const ClaimKind kParamsNeeded;
 
 namespace {
 
-const ClaimKind* const kKinds[] = {&kHeadsPhase, &kGrowthInT, &kExponent};
+const ClaimKind* const kKinds[] = {&kHeadsPhase, &kGrowthInT, &kExponent, &kParamsNeeded};
 
 }  // namespace
 
@@ -21,6 +22,11 @@ const ClaimKind* find_claim_kind(std::string_view name) {
     if (name == kind->name) return kind;
   }
   return nullptr;
+}
+
+bool searches_ladder(const ExperimentSpec& spec) {
+  const ClaimKind* kind = find_claim_kind(spec.claim);
+  return kind != nullptr && kind->searches_ladder;
 }
 
 std::string claim_kind_names() {

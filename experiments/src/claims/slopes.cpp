@@ -39,6 +39,7 @@ std::map<std::string, std::vector<const Cell*>> judge_lines(
     try {
       judge(line, s, claim);
     } catch (const std::invalid_argument&) {
+      claim.need = Need::kWiderLadder;
       claim.measured = "fewer than two points outside saturation";
       claim.why =
           !s.median.empty() && s.median.front() >= kSaturated
@@ -56,6 +57,7 @@ std::map<std::string, std::vector<const Cell*>> judge_lines(
     if (claim.verdict != Agreement::kInconclusive &&
         (fitted.size() < kMinFitPoints || !few.empty())) {
       claim.verdict = Agreement::kInconclusive;
+      claim.need = !few.empty() ? Need::kSeeds : Need::kWiderLadder;
       claim.why = !few.empty() ? few
                                : fmt::format(
                                      "only {} points outside saturation (median NMSE < {}); a "

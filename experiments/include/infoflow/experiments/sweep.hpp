@@ -20,7 +20,9 @@ namespace infoflow::experiments {
 
 struct SweepOptions {
   std::string profile = "quick";
-  numeric::Index shard = 0;  ///< run the runs whose index % shards == shard
+  /// Run the runs whose index % shards == shard; for a kind that searches a ladder
+  /// (params_needed), the searches whose index is.
+  numeric::Index shard = 0;
   numeric::Index shards = 1;
   /// Only the runs whose labels take one of these values (label -> values; a label not named
   /// is free), e.g. a slice of a long profile to run first; empty: every run.
@@ -44,7 +46,8 @@ struct SweepProgress {
 };
 
 struct SweepSummary {
-  numeric::Index runs = 0;       ///< in the profile (this shard)
+  /// In the profile (this shard); for searches along a ladder, the runs they visited.
+  numeric::Index runs = 0;
   numeric::Index skipped = 0;    ///< found in the results file
   numeric::Index completed = 0;  ///< run now
   numeric::Index diverged = 0;   ///< run now and diverged (recorded as such)
@@ -52,11 +55,19 @@ struct SweepSummary {
   std::vector<std::string> warnings;
 };
 
-/// Runs what the results file lacks, in parallel, appending each finished run. Holds an
+/// Runs what the results file lacks, in parallel, appending each finished run. For a kind that
+/// searches a ladder (params_needed), only the runs the searches need: each search's next run
+/// follows from its recorded ones, so an interrupted sweep resumes every search where it stood. Holds an
 /// exclusive flock on the results file throughout; throws InputError if another sweep holds it.
 SweepSummary run_sweep(const ExperimentSpec& spec, const ResultStore& store,
                        const SweepOptions& options,
                        const std::function<void(const SweepProgress&)>& progress = {});
+
+/// run_sweep() on the runs `runs` (configurations of `spec`, e.g. a profile's with more seeds)
+/// instead of the profile's; options.profile only names the profile in messages.
+SweepSummary sweep_runs(const ExperimentSpec& spec, const ResultStore& store,
+                        const std::vector<RunConfig>& runs, const SweepOptions& options,
+                        const std::function<void(const SweepProgress&)>& progress = {});
 
 /// "LABEL=VALUE" -> (LABEL, VALUE); throws InputError on another form.
 std::pair<std::string, std::string> parse_where(const std::string& text);

@@ -20,10 +20,21 @@
 ///   When some architectures are predicted efficient and others not, one more claim compares
 ///   them at the largest T by the gap rule of heads_phase.
 /// - exponent: NMSE against the parameter count M. With the proxy eps ~ sqrt(NMSE Var(y)), the
-///   upper bound M = O(eps^-a) says NMSE falls at least as fast as M^(-2/a): the measured slope
-///   may be steeper (the bound is not tight for this target) but not shallower. Agrees if the
-///   slope's interval reaches down to -2/a or below, disagrees if it lies entirely above. A
-///   fitted exponent is evidence about a rate, not a proof; training adds optimisation error.
+///   upper bound M = O(eps^-a) says NMSE can fall at least as fast as M^(-2/a). Agrees
+///   ("consistent") if the slope's interval reaches down to -2/a or below, disagrees ("not
+///   reached by training") if it lies entirely above. A fitted exponent is evidence about a
+///   rate, not a proof; training adds optimisation error.
+/// - params_needed: for each architecture, M*, the parameters needed for a best validation NMSE
+///   below 0.1, must stay flat in T when the engine calls it efficient and grow when it does
+///   not. M* at each T and seed is the first rung of a ladder of widths (the spec's `arm`) that
+///   reaches the accuracy, found by bisection; measured: the rise of log10 M* over the fitted T
+///   (least squares against T, seed bootstrap interval), flat within one rung. A T is fitted
+///   with 3 seeds each on the ladder; a claim needs 4 fitted T, and the failed runs below M*
+///   converged (docs/experiments.md, "Parameters needed").
+///
+/// What a verdict can mean: training can contradict a lower bound (not efficient), or show that
+/// this recipe does not reach an upper bound (efficient); it never shows an upper bound tight,
+/// nor wrong. Agreement is "consistent with" the bound, never its confirmation.
 ///
 /// - confront (an entry named by the spec, e.g. a conjecture): architecture by architecture,
 ///   the engine's verdict, the entry's and the measured one. The entry speaks where its setting
@@ -80,6 +91,17 @@ struct RunCounts {
 /// "9 runs, 9 converged", "27 runs, 20 converged, 4 budget reached, 3 missing".
 std::string to_text(const RunCounts& c);
 
+/// What would decide an inconclusive claim: what `--budget` spends time on (allocation.hpp).
+enum class Need {
+  kNothing,      ///< decided, or nothing more runs can add (no transition to test, ...)
+  kRuns,         ///< runs of the profile without a result yet, or searches not finished
+  kSeeds,        ///< more seeds: an interval straddles a boundary, or too few seeds
+  kSteps,        ///< more steps: runs that did not pass the plateau test
+  kWiderLadder,  ///< a wider network: saturated at this width, or M* above the ladder
+};
+/// "nothing", "runs", "seeds", "steps", "a wider network".
+std::string to_text(Need n);
+
 struct Claim {
   std::string group;       ///< "D = 3", "heads (1), E = 16"
   /// The labels the group fixes ({D: 3}; empty: every run), what cross_check() matches on.
@@ -91,6 +113,7 @@ struct Claim {
   /// Where another profile's results (the shipped full ones) give another verdict: said so.
   std::string cross_check;
   RunCounts runs;  ///< of the group, by status
+  Need need = Need::kNothing;  ///< of an inconclusive claim: what would decide it
 };
 
 /// The validation curve of a run that did not converge, for the report's figure.
@@ -173,7 +196,11 @@ struct ExperimentResult {
   std::vector<Series> series;
   std::string x_label;
   bool log_x = true;
+  std::string y_label = "best validation NMSE";  ///< what the series' y are
   std::vector<RunRow> rows;
+  /// The configurations of `rows`, one to one: the profile's runs, and the runs of other seeds
+  /// of its configurations that the results hold (recorded_runs.hpp).
+  std::vector<RunConfig> runs;
   std::vector<std::string> notes;
   long missing_runs = 0;   ///< runs of the profile with no record yet (of rows.size())
   double run_seconds = 0;  ///< training time summed over the runs

@@ -1,0 +1,230 @@
+// params_needed: for each architecture, the parameters needed for the stated accuracy, M*,
+// against T (docs/experiments.md, "Parameters needed"): flat when the engine calls it
+// efficient, growing when not. M* at each T and seed is found by bisection over a ladder of
+// widths (ladder.hpp); log10 M* is fitted against T with a seed bootstrap interval.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "infoflow/numeric/config.hpp"
+
+#include "claims/claim_kind.hpp"
+#include "claims/slopes.hpp"
+#include "evidence.hpp"
+#include "exponential_fit.hpp"
+#include "ladder.hpp"
+
+namespace infoflow::experiments {
+
+namespace {
+
+inline constexpr std::size_t kMinPoints = 4;  // the fewest fitted T a claim needs
+
+double parameters(const RunConfig& run) {
+  return static_cast<double>(numeric::ParameterLayout(run.model).count().theory());
+}
+
+/// One T of an architecture: its seeds' searches.
+struct Point {
+  std::vector<double> m_star;  ///< of the seeds that found one on the ladder
+  std::size_t settled = 0;     ///< searches ended
+  std::size_t pending = 0;     ///< searches that need a run
+  std::size_t above = 0;       ///< ended without a rung that reached the accuracy
+  std::size_t bottom = 0;      ///< found at the narrowest rung
+  std::size_t failed = 0;      ///< runs that failed the accuracy below M*
+  std::size_t failed_converged = 0;
+  [[nodiscard]] bool fitted() const { return pending == 0 && above == 0 && settled >= kMinSeeds; }
+};
+
+/// An architecture: its points by T, its plan and the ladder's resolution in decades of M.
+struct Line {
+  std::map<double, Point> points;
+  const theorems::Plan* plan = nullptr;
+  std::map<std::string, std::string> labels;
+  double rung = 0;  ///< the largest log10 ratio of M between neighbouring rungs
+};
+
+std::string seeds_text(std::size_t n) {
+  return fmt::format("{} seed{}", n, n == 1 ? "" : "s");
+}
+
+void judge_line(const std::string& name, const Line& line, ExperimentResult& out) {
+  Claim claim;
+  claim.group = name;
+  claim.group_labels = line.labels;
+  const bool efficient = line.plan->verdict == theorems::Verdict::kEfficient;
+  claim.prediction = fmt::format("{} ({}): M*, the parameters needed for NMSE < {:g}, {} in T",
+                                 rate_text(*line.plan), theorems::to_text(line.plan->verdict),
+                                 kAccuracy, efficient ? "does not grow" : "grows (exponentially)");
+  Series s;
+  s.name = name;
+  std::vector<double> xs;
+  std::vector<std::vector<double>> ys;
+  std::size_t pending = 0;
+  std::size_t bottom = 0;
+  std::size_t failed = 0;
+  std::size_t failed_converged = 0;
+  std::string above;
+  std::string medians;
+  for (const auto& [t, p] : line.points) {
+    pending += p.pending;
+    if (p.above > 0 && p.pending == 0)
+      above += fmt::format("{}T = {:g} ({} of {})", above.empty() ? "" : ", ", t, p.above,
+                           seeds_text(p.settled));
+    if (!p.m_star.empty()) {
+      s.x.push_back(t);
+      s.median.push_back(numeric::median_of(p.m_star));
+      s.low.push_back(*std::min_element(p.m_star.begin(), p.m_star.end()));
+      s.high.push_back(*std::max_element(p.m_star.begin(), p.m_star.end()));
+    }
+    if (!p.fitted()) continue;
+    xs.push_back(t);
+    ys.push_back(p.m_star);
+    bottom += p.bottom == p.settled ? 1 : 0;
+    failed += p.failed;
+    failed_converged += p.failed_converged;
+    medians += fmt::format("{}T = {:g}: {:g}", medians.empty() ? "" : ", ", t,
+                           numeric::median_of(p.m_star));
+  }
+  claim.measured = fmt::format("M* (median) {}", medians.empty() ? "none fitted" : medians);
+  if (!above.empty()) claim.measured += "; above the ladder at " + above;
+  if (pending > 0) {
+    claim.why =
+        fmt::format("{} search{} not finished (their next rung has no run yet): sweep runs them",
+                    pending, pending == 1 ? " is" : "es are");
+    claim.need = Need::kRuns;
+  } else if (xs.size() < kMinPoints) {
+    claim.why = fmt::format(
+        "only {} T with M* on the ladder for at least {} seeds; a fit needs {}{}", xs.size(),
+        kMinSeeds, kMinPoints, above.empty() ? "" : " (widen the ladder for the T above it)");
+    claim.need = above.empty() ? Need::kSeeds : Need::kWiderLadder;
+  } else {
+    const ExponentialFit f = fit_exponential(xs, ys);
+    const double span = f.x_max - f.x_min;
+    const numeric::Interval rise{f.slope_ci.low * span, f.slope_ci.high * span};
+    const double r = line.rung;
+    const bool grows = rise.low > r;
+    const bool stays = rise.high < -r || (rise.low >= -r && rise.high <= r);
+    claim.measured = fmt::format(
+        "{}: log10 M* rises {:.2f} decades [{:.2f}, {:.2f}] over T = {:g}..{:g} ({:.3f} per "
+        "token), one rung {:.2f}; {}",
+        grows   ? "growing"
+        : stays ? "flat"
+                : "inconclusive",
+        f.slope * span, rise.low, rise.high, f.x_min, f.x_max, f.slope, r, claim.measured);
+    if (!grows && !stays) {
+      claim.why = fmt::format(
+          "the rise's interval straddles a class boundary (one rung, {:.2f} decade)", r);
+      claim.need = Need::kSeeds;
+    } else if (bottom == xs.size()) {
+      claim.why =
+          "M* is the ladder's narrowest rung at every fitted T: the ladder starts too wide to "
+          "see a growth";
+    } else if (failed_converged < failed) {
+      claim.why = fmt::format(
+          "not converged at this budget: {} of {} runs that failed the accuracy below M* did "
+          "not pass the plateau test, and a failure counts only from converged runs",
+          failed - failed_converged, failed);
+      claim.need = Need::kSteps;
+    } else {
+      claim.verdict = (efficient ? stays : grows) ? Agreement::kAgrees : Agreement::kDisagrees;
+      claim.why = claim.verdict == Agreement::kAgrees
+                      ? (efficient ? "M* does not grow in T: consistent with the upper bound"
+                                   : "M* grows in T: consistent with the lower bound")
+                      : (efficient ? "M* grows in T: the upper bound is not reached by training "
+                                     "with this recipe"
+                                   : "M* does not grow in T: contradicts the lower bound");
+    }
+  }
+  out.claims.push_back(claim);
+  out.series.push_back(s);
+}
+
+void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out) {
+  out.x_label = "T";
+  out.log_x = false;
+  out.y_label = fmt::format("parameters needed for NMSE < {:g}, M*", kAccuracy);
+  const std::string key = ladder_key(spec);
+  const std::vector<RunConfig> runs = out.runs;  // out.runs is cut to the visited below
+  if (runs.size() != out.rows.size())
+    throw std::logic_error("params_needed: the rows are not the runs");
+  std::map<const RunConfig*, std::size_t> row_of;
+  for (std::size_t i = 0; i < runs.size(); ++i) row_of[&runs[i]] = i;
+  const std::set<std::string> along{key, "heads_pattern", "T", "seed"};
+  std::map<std::string, Line> lines;
+  std::vector<bool> keep(runs.size(), false);  // rows a search visited or needs next
+  for (const LadderLine& search : ladder_lines(runs, key, spec, out.profile)) {
+    const auto row = [&](std::size_t rung) -> const RunRow& {
+      return out.rows[row_of.at(search.rungs[rung])];
+    };
+    const Search found = bisect(
+        search.rungs.size(),
+        [&](std::size_t i) -> std::optional<Outcome> {
+          const RunRow& r = row(i);
+          if (!r.status) return std::nullopt;
+          const bool lost = *r.status == numeric::RunStatus::kDiverged;
+          return Outcome{lost ? INFINITY : r.best_nmse,
+                         *r.status == numeric::RunStatus::kConverged};
+        },
+        search.base);
+    const RunConfig& first = *search.rungs.front();
+    Line& line = lines[labels_except(first.labels, along)];
+    if (line.plan == nullptr) {
+      std::map<std::string, std::string> cell_labels = first.labels;
+      cell_labels.erase("seed");
+      line.plan = cells.at(labels_except(cell_labels, {})).plan;
+      line.labels = labels_without(first.labels, along);
+    }
+    for (std::size_t i = 1; i < search.rungs.size(); ++i)
+      line.rung = std::max(
+          line.rung, std::log10(parameters(*search.rungs[i]) / parameters(*search.rungs[i - 1])));
+    Point& p = line.points[static_cast<double>(first.task.tokens)];
+    for (const std::size_t i : found.passed) keep[row_of.at(search.rungs[i])] = true;
+    for (const std::size_t i : found.failed) keep[row_of.at(search.rungs[i])] = true;
+    if (found.next) {
+      keep[row_of.at(search.rungs[*found.next])] = true;
+      ++p.pending;
+      continue;
+    }
+    ++p.settled;
+    for (const std::size_t i : found.failed) {
+      ++p.failed;
+      p.failed_converged += row(i).status == numeric::RunStatus::kConverged ? 1 : 0;
+    }
+    if (found.found == search.rungs.size()) {
+      ++p.above;
+    } else {
+      p.m_star.push_back(parameters(*search.rungs[found.found]));
+      p.bottom += found.found == 0 ? 1 : 0;
+    }
+  }
+  // The runs no search visited are not part of the measurement: they are neither missing nor
+  // counted.
+  std::vector<RunRow> visited;
+  std::vector<RunConfig> visited_runs;
+  long missing = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!keep[i]) continue;
+    missing += out.rows[i].status ? 0 : 1;
+    visited.push_back(out.rows[i]);
+    visited_runs.push_back(runs[i]);
+  }
+  out.rows = std::move(visited);
+  out.runs = std::move(visited_runs);
+  out.missing_runs = missing;
+  for (const auto& [name, line] : lines) judge_line(name, line, out);
+}
+
+}  // namespace
+
+extern const ClaimKind kParamsNeeded;  // registered in claims/registry.cpp
+const ClaimKind kParamsNeeded{"params_needed", judge, /*searches_ladder=*/true};
+
+}  // namespace infoflow::experiments

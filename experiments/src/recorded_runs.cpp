@@ -1,0 +1,146 @@
+#include "recorded_runs.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <set>
+
+#include "cells.hpp"
+#include "ladder.hpp"
+#include "run_key.hpp"
+
+namespace infoflow::experiments {
+
+namespace {
+
+/// A configuration's identity: its labels but the seed.
+std::string configuration_of(const std::map<std::string, std::string>& labels) {
+  return labels_except(labels, {"seed"});
+}
+
+std::optional<std::uint64_t> seed_of(const std::map<std::string, std::string>& labels) {
+  const auto it = labels.find("seed");
+  if (it == labels.end()) return std::nullopt;
+  std::uint64_t seed = 0;
+  const std::string& s = it->second;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return seed;
+}
+
+RunConfig with_seed(RunConfig run, std::uint64_t seed) {
+  run.training.seed = seed;
+  run.labels["seed"] = std::to_string(seed);
+  run.key = run_key(run);
+  return run;
+}
+
+}  // namespace
+
+std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
+                                          const std::vector<RunRecord>& records,
+                                          const std::string& ladder) {
+  std::map<std::string, std::size_t> first;   // configuration -> its first run's index
+  std::map<std::string, std::size_t> by_run;  // labels -> the run's index
+  std::map<std::string, std::size_t> widest;  // a search (labels but the ladder's) -> its top
+  std::set<std::string> keys;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    first.emplace(configuration_of(runs[i].labels), i);
+    by_run.emplace(labels_except(runs[i].labels, {}), i);
+    keys.insert(runs[i].key);
+    if (ladder.empty() || runs[i].labels.count(ladder) == 0) continue;
+    const auto [top, fresh] = widest.emplace(labels_except(runs[i].labels, {ladder}), i);
+    if (!fresh &&
+        as_number(runs[i].labels.at(ladder)) > as_number(runs[top->second].labels.at(ladder)))
+      top->second = i;
+  }
+  const std::vector<RunConfig> profile = runs;
+  for (const RunRecord& rec : records) {
+    if (keys.count(rec.key) != 0) continue;
+    // A run of the profile trained longer: it takes the run's place, the longest one wins.
+    if (const auto same = by_run.find(labels_except(rec.labels, {})); same != by_run.end()) {
+      RunConfig run = profile[same->second];
+      for (int k = 1; k <= kMaxDoublings; ++k) {
+        run = longer(run);
+        if (run.key != rec.key) continue;
+        RunConfig& current = runs[same->second];
+        if (doublings(run, profile[same->second]) > doublings(current, profile[same->second]))
+          current = run;
+        break;
+      }
+      continue;
+    }
+    // A rung past the profile's widest, of a search that found none on its ladder.
+    if (const auto top = widest.find(labels_except(rec.labels, {ladder})); top != widest.end()) {
+      RunConfig run = profile[top->second];
+      for (int k = 1; k <= kMaxWidenings; ++k) {
+        run = wider(run, ladder);
+        if (run.key != rec.key) continue;
+        keys.insert(run.key);
+        runs.push_back(run);
+        break;
+      }
+      continue;
+    }
+    const auto at = first.find(configuration_of(rec.labels));
+    const std::optional<std::uint64_t> seed = seed_of(rec.labels);
+    if (at == first.end() || !seed) continue;
+    RunConfig run = with_seed(profile[at->second], *seed);
+    if (run.key != rec.key) continue;  // these labels, another configuration or code version
+    keys.insert(run.key);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<RunConfig> more_seeds(const std::vector<RunConfig>& runs,
+                                  const std::vector<RunConfig>& recorded,
+                                  const std::map<std::string, std::string>& labels,
+                                  std::size_t count) {
+  const auto in = [&](const RunConfig& r) {
+    return std::all_of(labels.begin(), labels.end(), [&](const auto& kv) {
+      const auto l = r.labels.find(kv.first);
+      return l != r.labels.end() && l->second == kv.second;
+    });
+  };
+  std::map<std::string, std::pair<const RunConfig*, std::uint64_t>> largest;
+  std::vector<std::string> order;
+  for (const RunConfig& r : runs) {
+    if (!in(r)) continue;
+    const std::string id = configuration_of(r.labels);
+    const auto [it, fresh] = largest.emplace(id, std::make_pair(&r, r.training.seed));
+    if (fresh) order.push_back(id);
+    it->second.second = std::max(it->second.second, r.training.seed);
+  }
+  for (const RunConfig& r : recorded) {
+    const auto it = largest.find(configuration_of(r.labels));
+    if (it != largest.end()) it->second.second = std::max(it->second.second, r.training.seed);
+  }
+  std::vector<RunConfig> out;
+  for (const std::string& id : order) {
+    const auto& [run, seed] = largest.at(id);
+    for (std::size_t i = 1; i <= count; ++i) out.push_back(with_seed(*run, seed + i));
+  }
+  return out;
+}
+
+RunConfig longer(RunConfig run) {
+  if (run.training.max_steps > 0)
+    run.training.max_steps *= 2;
+  else
+    run.training.steps *= 2;
+  run.key = run_key(run);
+  return run;
+}
+
+int doublings(const RunConfig& run, const RunConfig& profile_run) {
+  const auto budget = [](const RunConfig& r) {
+    return r.training.max_steps > 0 ? r.training.max_steps : r.training.steps;
+  };
+  int k = 0;
+  for (numeric::Index b = budget(profile_run); b < budget(run); b *= 2) ++k;
+  return k;
+}
+
+}  // namespace infoflow::experiments
