@@ -1,15 +1,24 @@
 // Constructions (docs/constructions.md): plans compiled into weights and measured.
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <toml++/toml.h>
 
 #include "infoflow/construct/construction.hpp"
+#include "infoflow/core/error.hpp"
+#include "infoflow/numeric/checkpoint.hpp"
+#include "infoflow/numeric/tasks.hpp"
+#include "infoflow/numeric/train.hpp"
+#include "infoflow/targets/evaluator.hpp"
 #include "infoflow/theorems/engine.hpp"
 
 namespace cn = infoflow::construct;
+namespace nm = infoflow::numeric;
 namespace th = infoflow::theorems;
 namespace tg = infoflow::targets;
 
@@ -222,6 +231,35 @@ BOOST_AUTO_TEST_CASE(the_fitted_slope_of_an_exact_power_law_is_its_exponent) {
   points.pop_back();
   points.pop_back();
   BOOST_TEST(!cn::fitted_slope(points, 1, 200).has_value());
+}
+
+
+/// `construct --checkpoint` writes what `train --checkpoint` starts from: the construction's
+/// accuracy at the first evaluation (float32, a learning rate too small to move it), and a
+/// model of another shape refused.
+BOOST_AUTO_TEST_CASE(training_starts_from_a_written_construction) {
+  const Built b = build("max(t) dot(a, x[t])", {1});
+  BOOST_TEST_REQUIRE(b.construction.built);
+  BOOST_TEST_REQUIRE(b.construction.nmse < 1e-8);
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("infoflow-construction-" + std::to_string(::getpid()) + ".ckpt");
+  nm::save_checkpoint(file, nm::starting_checkpoint(b.construction.config, b.construction.parameters));
+  const auto task = nm::make_formula_task(
+      "t", tg::Evaluator(tg::Formula::parse("max(t) dot(a, x[t])"), {{"T", 8}}, 4, 1));
+  nm::TrainOptions o;
+  o.steps = 10;
+  o.batch = 32;
+  o.validation_size = 512;
+  o.adam.learning_rate = 1e-9;
+  o.checkpoint = file;
+  const nm::TrainResult r = nm::train(b.construction.config, *task, o);
+  BOOST_TEST(r.best_validation_nmse < 1e-5);  // from scratch it starts near 1
+  nm::ModelConfig other = b.construction.config;
+  other.ffn_width += 1;
+  nm::save_checkpoint(file, nm::starting_checkpoint(b.construction.config, b.construction.parameters));
+  BOOST_CHECK_THROW(nm::train(other, *task, o), infoflow::InputError);
+  std::filesystem::remove(file);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
