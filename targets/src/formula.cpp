@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <system_error>
 #include <set>
 
@@ -640,6 +641,47 @@ void collect_integer_names(const Node& n, std::vector<std::string>& out) {
 }
 }  // namespace
 
+namespace {
+/// The tree parse() builds from `n`'s text (to_text()), so that a tree made in code and its text
+/// are one formula: a reduction binds the names of its chains first, as the chains list them (a
+/// name bound further out among them: the checks drop it again), then its other binders; x[T]
+/// has T for its index, for the checks to read; a negative number is the negation of its
+/// magnitude (as the base of a power too, where the text, -2^2, would read otherwise).
+Node as_parsed(Node n) {  // NOLINT(misc-no-recursion)
+  if (n.kind == Node::Kind::kNumber && std::signbit(n.number)) {
+    Node magnitude = n;
+    magnitude.number = -n.number;
+    n.kind = Node::Kind::kNeg;
+    n.number = 0;
+    n.args = {std::move(magnitude)};
+  }
+  if (n.kind == Node::Kind::kRef && !n.position_name.empty()) {
+    n.index = std::move(n.position_name);
+    n.position_name.clear();
+  }
+  if (n.kind == Node::Kind::kReduce) {
+    std::vector<Binder> binders;
+    std::set<std::string> in_chain;
+    const auto chained = [&](const std::string& name) {
+      in_chain.insert(name);
+      binders.push_back(Binder{name, false, {}, {}, n.column, true});
+    };
+    for (std::size_t i = 0; i < n.constraints.size(); ++i) {
+      const IndexConstraint& c = n.constraints[i];
+      if (i == 0 || n.constraints[i - 1].right != c.left) chained(c.left);
+      chained(c.right);
+    }
+    for (const Binder& b : n.binders) {
+      if (in_chain.count(b.name) == 0)
+        binders.push_back(Binder{b.name, b.has_range, b.low, b.high, b.column, false});
+    }
+    n.binders = std::move(binders);
+  }
+  for (Node& a : n.args) a = as_parsed(std::move(a));
+  return n;
+}
+}  // namespace
+
 Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   Formula f;
   f.text_ = std::string(text);
@@ -659,6 +701,16 @@ Formula Formula::parse(std::string_view text, const SourceLocation& where) {
   }
   if (!tree || tree->children.empty()) fail(where, 1, "expected an expression");
   f.root_ = Builder(where).build(*tree->children.front());
+  Checker checker(f, where);
+  collect_integer_names(f.root_, checker.integer_names_);
+  checker.run();
+  return f;
+}
+
+Formula Formula::from_tree(Node root, const SourceLocation& where) {
+  Formula f;
+  f.text_ = to_text(root);
+  f.root_ = as_parsed(std::move(root));
   Checker checker(f, where);
   collect_integer_names(f.root_, checker.integer_names_);
   checker.run();

@@ -110,6 +110,11 @@ class Formula {
   /// Parses and checks: syntax, unknown functions, arities, kinds (a dot of scalars, ...),
   /// unbound and unused indices. Errors are InputError at `where` shifted to the column.
   static Formula parse(std::string_view text, const SourceLocation& where = {});
+  /// The formula a tree made in code (a rewrite of a parsed formula's) stands for: the one its
+  /// text, to_text(root), reads as, built and checked without printing and parsing it (but for
+  /// the limits on length and nesting, which guard what is typed). Errors are InputError at
+  /// `where` shifted to the column a node carries.
+  static Formula from_tree(Node root, const SourceLocation& where = {});
 
   [[nodiscard]] const Node& root() const { return root_; }
   [[nodiscard]] const std::string& text() const { return text_; }

@@ -1,0 +1,58 @@
+#ifndef INFOFLOW_TARGETS_NODE_ALGEBRA_HPP_
+#define INFOFLOW_TARGETS_NODE_ALGEBRA_HPP_
+
+/// \file
+/// Term algebra on formula trees: what a term reads, substitution and renaming of indices, and
+/// the builders of sums and products. Each matches on the tree, never on its printed text, so
+/// that the engine's compiler and the constructions that read its programs agree on them.
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "infoflow/targets/formula.hpp"
+
+namespace infoflow::targets {
+
+/// Whether `a` and `b` are one expression: equal in every field the formula states, whatever
+/// columns they were written at and kinds the checks gave them.
+bool same_expression(const Node& a, const Node& b);
+
+/// Whether `n` reads the sequence: a token x[...], or a reduction.
+bool mentions_token(const Node& n);
+
+/// Whether `n` reads a token at the index `index` (x[t], or x[t+1] with an offset).
+bool subscripts_x(const Node& n, const std::string& index);
+
+/// Whether `n` reads the index `name` (a subscript, an offset from it, a constraint on it).
+bool names_index(const Node& n, const std::string& name);
+
+/// The token indices `n` reads and does not bind itself.
+std::set<std::string> token_indices_read(const Node& n);
+
+/// The value of a number written with numbers alone (2, -0.5, 3 / 4), if `n` is one.
+std::optional<double> literal_number(const Node& n);
+
+/// `n` with the index `index` replaced by the position `position` (A[i] -> A[3], x[p] -> x[3],
+/// x[p+1] -> x[4]).
+Node substitute(Node n, const std::string& index, long position);
+
+/// `n` with the index `from` read as `to`.
+Node renamed(Node n, const std::string& from, const std::string& to);
+
+/// `n` with every subexpression that is `what` (same_expression()) replaced by `by`.
+Node replaced(const Node& n, const Node& what, const Node& by);
+
+/// The factors of a product u * v * ... (the node itself when it is none).
+std::vector<const Node*> product_parts(const Node& n);
+
+/// The product of `factors`, in order (left-nested, as the parser writes a * b * c).
+Node product_of(const std::vector<const Node*>& factors);
+
+/// The sum of `terms`, in order (left-nested); the number 0 for none.
+Node sum_of(std::vector<Node> terms);
+
+}  // namespace infoflow::targets
+
+#endif  // INFOFLOW_TARGETS_NODE_ALGEBRA_HPP_
