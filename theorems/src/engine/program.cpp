@@ -16,8 +16,9 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
-#include "infoflow/targets/monotone.hpp"
 #include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/targets/monotone.hpp"
+#include "infoflow/targets/node_algebra.hpp"
 #include "infoflow/theorems/canonical_forms.hpp"
 
 #include "scope.hpp"
@@ -29,8 +30,18 @@ namespace {
 
 using targets::Node;
 using K = targets::Node::Kind;
+using targets::literal_number;
+using targets::mentions_token;
 using targets::monotone_step;
 using targets::MonotoneStep;
+using targets::names_index;
+using targets::product_of;
+using targets::product_parts;
+using targets::renamed;
+using targets::subscripts_x;
+using targets::substitute;
+using targets::sum_of;
+using targets::token_indices_read;
 
 /// How many token indices a search over elimination orders tries exhaustively.
 constexpr std::size_t kExhaustiveIndices = 6;
@@ -40,31 +51,6 @@ constexpr long kMaxCopies = 4096;
 /// grows with k^2 (kth(1000000, t) once ran for minutes); no architecture searched places more
 /// than a few dozen.
 constexpr long kMaxRank = 1024;
-
-bool subscripts_x(const Node& n, const std::string& index) {
-  if (n.kind == K::kRef && n.name == "x" && n.index == index) return true;
-  return std::any_of(n.args.begin(), n.args.end(),
-                     [&](const Node& a) { return subscripts_x(a, index); });
-}
-
-/// `n` with the index `name` replaced by the position `value` (A[i] -> A[3], x[p] -> x[3]).
-Node substitute(Node n, const std::string& name, long value) {
-  if (n.kind == K::kRef && n.index == name) {
-    n.index.clear();
-    n.position = value + n.offset;
-    n.offset = 0;
-  }
-  for (Node& a : n.args) a = substitute(std::move(a), name, value);
-  return n;
-}
-
-/// `n` with every subexpression whose text is `text` replaced by `by`.
-Node replaced(const Node& n, const std::string& text, const Node& by) {  // NOLINT(misc-no-recursion)
-  if (targets::to_text(n) == text) return by;
-  Node out = n;
-  for (Node& a : out.args) a = replaced(a, text, by);
-  return out;
-}
 
 /// A text that two expressions share iff they are equal up to the order of commutative
 /// operands and the renaming `rename` (used for symmetry and for merging identical actions).
@@ -117,33 +103,12 @@ std::string canonical(const Node& n, const std::map<std::string, std::string>& r
   }
 }
 
-bool mentions_token(const Node& n) {
-  if (n.kind == K::kRef && n.name == "x") return true;
-  if (n.kind == K::kReduce) return true;
-  return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return mentions_token(a); });
-}
-
-/// The value of a number written with numbers alone (2, -0.5, 3 / 4), if `n` is one.
-std::optional<double> literal_number(const Node& n) {  // NOLINT(misc-no-recursion)
-  if (n.kind == K::kNumber) return n.number;
-  if (n.kind == K::kNeg) {
-    const std::optional<double> v = literal_number(n.args[0]);
-    return v ? std::optional<double>(-*v) : std::nullopt;
-  }
-  if (n.kind == K::kMul || n.kind == K::kDiv) {
-    const std::optional<double> a = literal_number(n.args[0]);
-    const std::optional<double> b = literal_number(n.args[1]);
-    if (!a || !b || (n.kind == K::kDiv && *b == 0)) return std::nullopt;
-    return n.kind == K::kMul ? *a * *b : *a / *b;
-  }
-  return std::nullopt;
-}
-
 /// The slope of `g` in the subexpression `inner` (g affine in it, its numbers literal), if known.
-std::optional<double> slope_in(const Node& g, const std::string& inner) {  // NOLINT(misc-no-recursion)
-  if (targets::to_text(g) == inner) return 1.0;
+std::optional<double> slope_in(const Node& g, const Node& inner) {  // NOLINT(misc-no-recursion)
+  if (targets::same_expression(g, inner)) return 1.0;
   const std::function<bool(const Node&)> mentions = [&](const Node& m) {
-    return targets::to_text(m) == inner || std::any_of(m.args.begin(), m.args.end(), mentions);
+    return targets::same_expression(m, inner) ||
+           std::any_of(m.args.begin(), m.args.end(), mentions);
   };
   if (!mentions(g)) return 0.0;
   if (g.kind == K::kNeg) {
@@ -256,18 +221,6 @@ void vector_terms(const Node& n, const Term& sign, std::vector<Term>& out) {
     t.node = &n;
     out.push_back(t);
   }
-}
-
-/// The product of `factors`, in order (left-nested, as the parser writes a * b * c).
-Node product_of(const std::vector<const Node*>& factors) {
-  Node product = *factors.front();
-  for (std::size_t i = 1; i < factors.size(); ++i) {
-    Node next;
-    next.kind = K::kMul;
-    next.args = {std::move(product), *factors[i]};
-    product = std::move(next);
-  }
-  return product;
 }
 
 /// The factors of the product `n` that read tokens, in order, into `tokens`; its closed factors
@@ -465,16 +418,23 @@ Node value_of(int id, double ratio = 1, int component = -1) {
   return product;
 }
 
-Node sum_of(std::vector<Node> terms) {
-  if (terms.empty()) return Node{};  // the number 0
-  Node out = std::move(terms.front());
-  for (std::size_t i = 1; i < terms.size(); ++i) {
-    Node sum;
-    sum.kind = K::kAdd;
-    sum.args = {std::move(out), std::move(terms[i])};
-    out = std::move(sum);
-  }
-  return out;
+/// |E| as the larger of E's largest and -E's smallest values, squared for E^2: #max(largest,
+/// -smallest) as Program::values writes it.
+Node larger_magnitude(Node largest, Node smallest, bool square) {
+  Node negated;
+  negated.kind = K::kNeg;
+  negated.args = {std::move(smallest)};
+  Node larger;
+  larger.kind = K::kCall;
+  larger.name = "#max";
+  larger.args = {std::move(largest), std::move(negated)};
+  if (!square) return larger;
+  Node two;
+  two.number = 2;
+  Node power;
+  power.kind = K::kPow;
+  power.args = {std::move(larger), std::move(two)};
+  return power;
 }
 
 /// A factor as a construction reads it; nullopt where a parameter (not a number) scales it.
@@ -789,8 +749,7 @@ class Compiler {
   /// The sign a closed term keeps on random sequences (+1, -1), if it keeps one.
   std::optional<int> closed_sign(const Node& n) const {
     try {
-      return detail::constant_sign(targets::Formula::parse(targets::to_text(n)), bindings_,
-                                   token_dim_);
+      return detail::constant_sign(targets::Formula::from_tree(n), bindings_, token_dim_);
     } catch (const InputError&) {  // an index bound further out
       return std::nullopt;
     }
@@ -801,8 +760,7 @@ class Compiler {
   /// is allowed).
   std::optional<double> closed_constant(const Node& n) const {
     try {
-      return detail::constant_value(targets::Formula::parse(targets::to_text(n)), bindings_,
-                                    token_dim_);
+      return detail::constant_value(targets::Formula::from_tree(n), bindings_, token_dim_);
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
     }
@@ -965,8 +923,8 @@ class Compiler {
     const std::string written = targets::to_text(n);
     const std::string unconstrained = targets::to_text(free);
     try {
-      if (!detail::same_values(targets::Formula::parse(written),
-                               targets::Formula::parse(unconstrained), bindings_, token_dim_))
+      if (!detail::same_values(targets::Formula::from_tree(n), targets::Formula::from_tree(free),
+                               bindings_, token_dim_))
         return std::nullopt;
     } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
       return std::nullopt;
@@ -1005,7 +963,7 @@ class Compiler {
     }
     // The whole body, so that no sign or factor the terms drop (max(t) -abs(L) is -min |L|) hides.
     if (term == nullptr || term->indices.size() != 1 || !term->quantities.empty() ||
-        targets::to_text(objective) != term->text)
+        !targets::same_expression(objective, *term->term))
       return std::nullopt;
     // |L| or L^2 (= |L|^2): L the one argument.
     const Node& t = *term->term;
@@ -1013,8 +971,8 @@ class Compiler {
     const bool square = t.kind == K::kPow && t.args[1].kind == K::kNumber && t.args[1].number == 2;
     if (!absolute && !square) return std::nullopt;
     const Node& score = affine_argument(t.args[0]);
+    if (!linear_in_tokens(score, v)) return std::nullopt;
     const std::string inner = targets::to_text(score);
-    if (!linear_in_tokens(inner, v)) return std::nullopt;
     if (n.has_key()) return absolute_selection(n, score, square, scope, c);
     // Keyed as the retrievals of max L and min L elsewhere (one action with them).
     const std::string plain = canonical(score, {{v, "#v"}});
@@ -1029,10 +987,10 @@ class Compiler {
             fmt::format("{} = the token maximising {}{} over {}", made.name, sign, inner, v);
         made.form.known = true;
         made.form.index = v;
-        FormTerm term;
-        term.node = std::make_shared<const Node>(score);
-        term.coefficient = *sign ? -1 : 1;
-        made.form.terms.push_back(std::move(term));
+        FormTerm signed_score;
+        signed_score.node = std::make_shared<const Node>(score);
+        signed_score.coefficient = *sign ? -1 : 1;
+        made.form.terms.push_back(std::move(signed_score));
       }
       names.push_back(made.name);
       d.quantities.insert(id);
@@ -1040,31 +998,19 @@ class Compiler {
       // another retrieval made it): L there is the value over c.
       const Form& form = made.form;
       if (form.known && form.terms.size() == 1 && form.terms.front().node &&
-          targets::to_text(*form.terms.front().node) == inner && form.terms.front().coefficient != 0)
-        at_extremes.push_back(replaced(t.args[0], inner, value_of(id, 1 / form.terms.front().coefficient)));
+          targets::same_expression(*form.terms.front().node, score) &&
+          form.terms.front().coefficient != 0)
+        at_extremes.push_back(
+            targets::replaced(t.args[0], score, value_of(id, 1 / form.terms.front().coefficient)));
     }
     // |g(L)| over the tokens, g affine of slope a > 0, is largest at max L or at min L: the
     // larger of g(max L) and -g(min L), which are ordered (g(max L) >= g(min L)) so that one
     // ReLU takes it; with a < 0 the two swap. g(L)^2 is that, squared.
-    const std::optional<double> slope = slope_in(t.args[0], inner);
+    const std::optional<double> slope = slope_in(t.args[0], score);
     if (at_extremes.size() == 2 && slope && *slope != 0) {
       if (*slope < 0) std::swap(at_extremes[0], at_extremes[1]);
-      Node negated;
-      negated.kind = K::kNeg;
-      negated.args = {std::move(at_extremes[1])};
-      Node larger;
-      larger.kind = K::kCall;
-      larger.name = "#max";
-      larger.args = {std::move(at_extremes[0]), std::move(negated)};
-      if (square) {
-        Node two;
-        two.number = 2;
-        Node power;
-        power.kind = K::kPow;
-        power.args = {std::move(larger), std::move(two)};
-        larger = std::move(power);
-      }
-      p_.values.emplace(targets::to_text(n), std::move(larger));
+      p_.values.emplace(targets::to_text(n), larger_magnitude(std::move(at_extremes[0]),
+                                                              std::move(at_extremes[1]), square));
     }
     c.order = 1;
     c.elimination =
@@ -1117,15 +1063,6 @@ class Compiler {
     return *at;
   }
 
-  /// The factors of a product u * v * ... (the node itself when it is none).
-  static std::vector<const Node*> product_parts(const Node& n) {  // NOLINT(misc-no-recursion)
-    if (n.kind != K::kMul) return {&n};
-    std::vector<const Node*> out = product_parts(n.args[0]);
-    const std::vector<const Node*> right = product_parts(n.args[1]);
-    out.insert(out.end(), right.begin(), right.end());
-    return out;
-  }
-
   /// The extremum over (r, s, t, ...) of a product of factors that split the indices into
   /// independent groups (f(r) g(s, t): no factor, constraint or selection joins r to s or t):
   /// the product is multilinear in the groups' values, which vary independently, so its
@@ -1156,7 +1093,7 @@ class Compiler {
     std::vector<const Node*> free_parts;
     std::vector<const Node*> constant_parts;
     for (const Node* part : product_parts(*term->term)) {
-      if (!read_indices(*part).empty()) continue;
+      if (!token_indices_read(*part).empty()) continue;
       (summarises(*part) ? free_parts : constant_parts).push_back(part);
     }
     if (groups.size() < 2 && free_parts.empty()) return std::nullopt;
@@ -1225,20 +1162,6 @@ class Compiler {
     return d;
   }
 
-  /// The token indices a term reads and does not bind itself.
-  static std::set<std::string> read_indices(const Node& m) {  // NOLINT(misc-no-recursion)
-    std::set<std::string> out;
-    if (m.kind == K::kRef && m.name == "x" && !m.index.empty()) out.insert(m.index);
-    for (const Node& a : m.args) {
-      const std::set<std::string> inner = read_indices(a);
-      out.insert(inner.begin(), inner.end());
-    }
-    if (m.kind == K::kReduce) {
-      for (const targets::Binder& b : m.binders) out.erase(b.name);
-    }
-    return out;
-  }
-
   /// Whether a term reads a quantity of the sequence: a reduction, or a token at a fixed
   /// position.
   static bool summarises(const Node& m) {  // NOLINT(misc-no-recursion)
@@ -1259,7 +1182,7 @@ class Compiler {
   std::vector<ProductGroup> product_groups(const Node& term) {
     std::vector<ProductGroup> groups;
     for (const Node* part : product_parts(term)) {
-      ProductGroup joined{read_indices(*part), {}};
+      ProductGroup joined{token_indices_read(*part), {}};
       if (joined.indices.empty()) continue;
       for (auto it = groups.begin(); it != groups.end();) {
         if (std::any_of(it->indices.begin(), it->indices.end(),
@@ -1343,24 +1266,9 @@ class Compiler {
     p_.comparisons.push_back(c);
     const auto largest = p_.values.find(parts[0]);
     const auto smallest = p_.values.find(parts[1]);
-    if (largest != p_.values.end() && smallest != p_.values.end()) {
-      Node negated;
-      negated.kind = K::kNeg;
-      negated.args = {smallest->second};
-      Node larger;
-      larger.kind = K::kCall;
-      larger.name = "#max";
-      larger.args = {largest->second, std::move(negated)};
-      if (square) {
-        Node two;
-        two.number = 2;
-        Node power;
-        power.kind = K::kPow;
-        power.args = {std::move(larger), std::move(two)};
-        larger = std::move(power);
-      }
-      p_.values.emplace(targets::to_text(n), std::move(larger));
-    }
+    if (largest != p_.values.end() && smallest != p_.values.end())
+      p_.values.emplace(targets::to_text(n),
+                        larger_magnitude(largest->second, smallest->second, square));
     return d;
   }
 
@@ -1858,7 +1766,7 @@ class Compiler {
       q.mode = Mode::kMean;
       q.needs.assign(f.quantities.begin(), f.quantities.end());
       q.needs_at_tokens = true;
-      q.needs_ffn = !linear_in_tokens(f.text, on.front());
+      q.needs_ffn = f.term == nullptr || !linear_in_tokens(*f.term, on.front());
       const int id =
           add(q, fmt::format("mean|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : ""));
       Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
@@ -1927,13 +1835,6 @@ class Compiler {
     return product;
   }
 
-  /// `n` with index `from` read as `to`.
-  static Node renamed(Node n, const std::string& from, const std::string& to) {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kRef && n.index == from) n.index = to;
-    for (Node& a : n.args) a = renamed(std::move(a), from, to);
-    return n;
-  }
-
   /// Whether attention forms the score of a retrieval over `v` (at the token `at`; empty: at the
   /// readout) from the raw tokens, with no FFN before it (our rule, R1): a query-key product is
   /// bilinear, so each term must be one (query_key_product()), or the score a monotone function
@@ -1946,20 +1847,19 @@ class Compiler {
     // sign the terms dropped does not matter): attention retrieves by the score itself. Where
     // the token matters and not only the value (a `by` selection), it must be strictly monotone:
     // relu is flat below 0, where its minimum (or a maximum of all-negative scores) ties.
-    const auto scoring = std::count_if(terms.begin(), terms.end(),
-                                       [](const Factor* f) { return f->constraint == nullptr; });
-    if (scoring == 1) {
-      const std::string& score = single_score(terms)->text;
+    if (scoring_terms(terms) == 1) {
+      const Node* score = single_score(terms)->term;  // null: a message
       const std::vector<const char*> monotone_functions =
           selection ? std::vector<const char*>{"exp", "tanh"}
                     : std::vector<const char*>{"exp", "tanh", "relu"};
       for (const char* monotone : monotone_functions) {
-        const std::vector<std::string> inner = call_arguments(score, monotone);
-        if (inner.size() == 1 && query_key_product(inner.front(), v, at)) return true;
+        if (score != nullptr && call_of(*score, monotone, 1) &&
+            query_key_product(score->args[0], v, at))
+          return true;
       }
     }
     return std::all_of(terms.begin(), terms.end(), [&](const Factor* f) {
-      return f->constraint != nullptr || f->message >= 0 || query_key_product(f->text, v, at);
+      return f->constraint != nullptr || f->message >= 0 || query_key_product(*f->term, v, at);
     });
   }
 
@@ -2023,46 +1923,22 @@ class Compiler {
   /// One term attention forms from the raw tokens: linear in x[v], or (at a token `at`) a
   /// bilinear form of x[v] and x[at]: dot, bilinear(M, ., .), or a product of linear forms in
   /// the two tokens, the rank-one form x[v]^T (a b^T) x[at].
-  static bool query_key_product(const std::string& text, const std::string& v,
-                                const std::string& at) {
-    if (linear_in_tokens(text, v)) return true;
+  static bool query_key_product(const Node& term, const std::string& v, const std::string& at) {
+    if (linear_in_tokens(term, v)) return true;
     if (at.empty()) return false;
-    const std::string xv = "x[" + v + "]";
-    const std::string xat = "x[" + at + "]";
-    const auto the_pair = [&](const std::string& a, const std::string& b) {
-      return (a == xv && b == xat) || (a == xat && b == xv);
+    const auto the_pair = [&](const Node& a, const Node& b) {
+      return (token_at(a, v) && token_at(b, at)) || (token_at(a, at) && token_at(b, v));
     };
-    const std::vector<std::string> args = call_arguments(text, "dot");
-    if (args.size() == 2 && the_pair(args[0], args[1])) return true;
-    const std::vector<std::string> form = call_arguments(text, "bilinear");
-    if (form.size() == 3 && is_parameter(form[0]) && the_pair(form[1], form[2])) return true;
-    const std::vector<std::string> sides = top_level_product(text);
-    return sides.size() == 2 &&
-           ((linear_in_tokens(sides[0], v) && linear_in_tokens(sides[1], at)) ||
-            (linear_in_tokens(sides[0], at) && linear_in_tokens(sides[1], v)));
-  }
-
-  /// The factors of `text` when it is a product "u * v * ..." at the top level (outside any
-  /// parentheses or brackets); empty otherwise.
-  static std::vector<std::string> top_level_product(const std::string& text) {
-    std::vector<std::string> out;
-    int depth = 0;
-    std::size_t from = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char ch = text[i];
-      if (ch == '(' || ch == '[') ++depth;
-      if (ch == ')' || ch == ']') --depth;
-      if (depth == 0 && text.compare(i, 3, " * ") == 0) {
-        out.push_back(text.substr(from, i - from));
-        from = i + 3;
-      }
-      // Any other operator at the top level makes it no plain product.
-      if (depth == 0 && i > 0 && text[i - 1] == ' ' && (ch == '+' || ch == '-' || ch == '/'))
-        return {};
-    }
-    if (out.empty()) return {};
-    out.push_back(text.substr(from));
-    return out;
+    if (call_of(term, "dot", 2) && the_pair(term.args[0], term.args[1])) return true;
+    if (call_of(term, "bilinear", 3) && is_parameter(term.args[0]) &&
+        the_pair(term.args[1], term.args[2]))
+      return true;
+    // u * w: a product of three or more factors has one of its own on the left, no linear form.
+    if (term.kind != K::kMul) return false;
+    const Node& left = term.args[0];
+    const Node& right = term.args[1];
+    return (linear_in_tokens(left, v) && linear_in_tokens(right, at)) ||
+           (linear_in_tokens(left, at) && linear_in_tokens(right, v));
   }
 
   /// How many of a score's factors are terms (not index constraints).
@@ -2079,48 +1955,29 @@ class Compiler {
     return nullptr;
   }
 
-  /// The arguments of `name(a, b, ...)` when `text` is exactly such a call (split at the
-  /// top-level commas); empty otherwise.
-  static std::vector<std::string> call_arguments(const std::string& text, const std::string& name) {
-    const std::string prefix = name + "(";
-    if (text.rfind(prefix, 0) != 0 || text.back() != ')') return {};
-    std::vector<std::string> out;
-    int depth = 0;
-    std::string current;
-    for (std::size_t i = prefix.size(); i + 1 < text.size(); ++i) {
-      const char ch = text[i];
-      if (ch == '(' || ch == '[') ++depth;
-      if (ch == ')' || ch == ']') --depth;
-      if (depth < 0) return {};  // the call closes before the end: not one call
-      if (ch == ',' && depth == 0) {
-        out.push_back(current);
-        current.clear();
-        if (i + 1 < text.size() && text[i + 1] == ' ') ++i;
-        continue;
-      }
-      current += ch;
-    }
-    out.push_back(current);
-    return out;
+  /// `name(...)` with `arity` operands.
+  static bool call_of(const Node& n, const char* name, std::size_t arity) {
+    return n.kind == K::kCall && n.name == name && n.args.size() == arity;
   }
 
-  /// A random parameter's name (a, A[i]), or an expression of parameters: no call, no token.
-  static bool is_parameter(const std::string& s) {
-    return !s.empty() && s.find('(') == std::string::npos && s.find("x[") == std::string::npos;
+  /// The token x[v] itself, no offset.
+  static bool token_at(const Node& n, const std::string& v) {
+    return n.kind == K::kRef && n.name == "x" && n.index == v && n.offset == 0 && n.position == 0 &&
+           n.position_name.empty();
   }
 
-  /// A term that attention's values can carry without an FFN: x[v] or dot(a, x[v]).
-  static bool linear_in_tokens(const std::string& text, const std::string& v) {
-    const std::string x = "x[" + v + "]";
-    if (text == x) return true;
-    const std::string prefix = "dot(";
-    if (text.rfind(prefix, 0) != 0 || text.back() != ')') return false;
-    const std::string inner = text.substr(prefix.size(), text.size() - prefix.size() - 1);
-    const std::size_t comma = inner.find(", ");
-    if (comma == std::string::npos) return false;
-    const std::string a = inner.substr(0, comma);
-    const std::string b = inner.substr(comma + 2);
-    return (a == x && is_parameter(b)) || (b == x && is_parameter(a));
+  /// A random parameter (a, A[i], A[3]): the only operand of dot or bilinear that a checked
+  /// formula lets read no token.
+  static bool is_parameter(const Node& n) { return n.kind == K::kRef && n.name != "x"; }
+
+  /// A term that attention's values can carry without an FFN: x[v] or dot(a, x[v]), a a
+  /// parameter.
+  static bool linear_in_tokens(const Node& term, const std::string& v) {
+    if (token_at(term, v)) return true;
+    if (!call_of(term, "dot", 2)) return false;
+    const Node& a = term.args[0];
+    const Node& b = term.args[1];
+    return (token_at(a, v) && is_parameter(b)) || (token_at(b, v) && is_parameter(a));
   }
 
   /// E1: a maximum over s of a maximum over t is one maximum over (s, t) (likewise for min),
@@ -2345,9 +2202,8 @@ class Compiler {
       Node moved = n;
       for (Node& a : moved.args) a = shifted(std::move(a), anchor);
       try {
-        if (!detail::same_values(targets::Formula::parse(written),
-                                 targets::Formula::parse(targets::to_text(moved)), bindings_,
-                                 token_dim_))
+        if (!detail::same_values(targets::Formula::from_tree(n), targets::Formula::from_tree(moved),
+                                 bindings_, token_dim_))
           continue;
       } catch (const InputError&) {  // an index bound further out
         return std::nullopt;
@@ -2423,18 +2279,6 @@ class Compiler {
     if (even_power) slot = &slot->args[0];  // the power stays, of the extremum of |E|
     *slot = std::move(extremum);
     return out;
-  }
-
-  /// Whether `n` reads the index `name` (a subscript, an offset from it, a constraint on it).
-  static bool names_index(const Node& n, const std::string& name) {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kRef && n.index == name) return true;
-    if (n.kind == K::kReduce && std::any_of(n.constraints.begin(), n.constraints.end(),
-                                            [&](const targets::IndexConstraint& c) {
-                                              return c.left == name || c.right == name;
-                                            }))
-      return true;
-    return std::any_of(n.args.begin(), n.args.end(),
-                       [&](const Node& a) { return names_index(a, name); });
   }
 
   const targets::Formula& formula_;
@@ -2537,7 +2381,7 @@ Program compile(const targets::Formula& formula, const targets::Bindings& bindin
   if (const std::string text = targets::to_text(canonical.root);
       !canonical.applied.empty() && text != targets::to_text(formula.root())) {
     try {
-      const targets::Formula read = targets::Formula::parse(text);
+      const targets::Formula read = targets::Formula::from_tree(canonical.root);
       Program p = Compiler(read, bindings, token_dim, split_products).run();
       decide_order(read, bindings, token_dim, p);
       p.read_as = text;
