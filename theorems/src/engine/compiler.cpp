@@ -1,0 +1,526 @@
+// The compiler core: the walk over the target's tree, the unrolling of ranges (E0), and the
+// dispatch of each token reduction to its rule.
+#include "compiler.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "infoflow/core/error.hpp"
+#include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/targets/node_algebra.hpp"
+
+#include "values.hpp"
+
+namespace infoflow::theorems::detail {
+
+namespace {
+
+using targets::Node;
+using K = targets::Node::Kind;
+
+/// The most copies unrolling may make (a guard against sum(i = 1..1000000)).
+constexpr long kMaxCopies = 4096;
+/// The highest rank of a k-th largest: R2 chains k masked maxima, a quantity each, and planning
+/// grows with k^2; no architecture searched places more than a few dozen.
+constexpr long kMaxRank = 1024;
+
+/// Puts a flag back as it was when the scope ends.
+class Restore {
+ public:
+  explicit Restore(bool& flag) : flag_(flag), saved_(flag) {}
+  Restore(const Restore&) = delete;
+  Restore& operator=(const Restore&) = delete;
+  ~Restore() { flag_ = saved_; }
+
+ private:
+  bool& flag_;
+  bool saved_;
+};
+
+/// sum(t) (exp(L) * V) / sum(s) exp(L), one token index each, the same L up to its name:
+/// a softmax-weighted mean (exp(L) as any factor of the numerator's product).
+bool softmax_weighted(const Node& numerator, const Node& denominator) {
+  const auto token_sum = [](const Node& m) {
+    return m.kind == K::kReduce && m.op == targets::ReduceOp::kSum && !m.has_key() &&
+           m.constraints.empty() && m.binders.size() == 1 && !m.binders[0].has_range;
+  };
+  if (!token_sum(numerator) || !token_sum(denominator)) return false;
+  const Node& weight = denominator.args[0];
+  if (weight.kind != K::kCall || weight.name != "exp") return false;
+  const std::string score = canonical(weight, {{denominator.binders[0].name, "#v"}});
+  const std::vector<const Node*> parts = targets::product_parts(numerator.args[0]);
+  return std::any_of(parts.begin(), parts.end(), [&](const Node* p) {
+    return canonical(*p, {{numerator.binders[0].name, "#v"}}) == score;
+  });
+}
+
+/// Is `objective` unchanged by every permutation of `indices` (adjacent swaps generate them)?
+bool symmetric(const Node& objective, const std::vector<std::string>& indices) {
+  const std::string base = canonical(objective, {});
+  for (std::size_t i = 0; i + 1 < indices.size(); ++i) {
+    const std::map<std::string, std::string> swap{{indices[i], indices[i + 1]},
+                                                  {indices[i + 1], indices[i]}};
+    if (canonical(objective, swap) != base) return false;
+  }
+  return true;
+}
+
+/// The fewest tokens on which reduction `n` has an index tuple: its token indices, and the
+/// outer ones its constraints name, on tokens that each constraint keeps apart (an order
+/// chains: t1 < t2 < t3 needs three, s != t and t != u two). The least number of colours of
+/// that graph, by trying them in turn (a reduction binds a few indices).
+long fewest_tokens(const Node& n) {
+  std::vector<std::string> names;
+  const auto id = [&](const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return static_cast<std::size_t>(it - names.begin());
+    names.push_back(name);
+    return names.size() - 1;
+  };
+  for (const targets::Binder& b : n.binders) {
+    if (!b.has_range) id(b.name);
+  }
+  for (const targets::IndexConstraint& c : n.constraints) {
+    id(c.left);
+    id(c.right);
+  }
+  const std::size_t v = names.size();
+  std::vector<std::vector<bool>> apart(v, std::vector<bool>(v, false));
+  std::vector<std::vector<bool>> before(v, std::vector<bool>(v, false));
+  for (const targets::IndexConstraint& c : n.constraints) {
+    const std::size_t a = id(c.left);
+    const std::size_t b = id(c.right);
+    apart[a][b] = apart[b][a] = true;
+    if (c.strict_order) before[a][b] = true;
+  }
+  for (std::size_t k = 0; k < v; ++k) {
+    for (std::size_t i = 0; i < v; ++i) {
+      for (std::size_t j = 0; j < v; ++j) {
+        if (before[i][k] && before[k][j]) before[i][j] = true;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < v; ++i) {
+    for (std::size_t j = 0; j < v; ++j) {
+      if (before[i][j]) apart[i][j] = apart[j][i] = true;
+    }
+  }
+  std::vector<long> colour(v, -1);
+  const std::function<bool(std::size_t, long)> colourable = [&](std::size_t i, long colours) {
+    if (i == v) return true;
+    for (long k = 0; k < colours; ++k) {
+      bool free = true;
+      for (std::size_t j = 0; j < i; ++j) free = free && !(apart[i][j] && colour[j] == k);
+      if (!free) continue;
+      colour[i] = k;
+      if (colourable(i + 1, colours)) return true;
+    }
+    return false;
+  };
+  long colours = 1;
+  while (!colourable(0, colours)) ++colours;
+  return colours;
+}
+
+}  // namespace
+
+void Deps::add(const Deps& o) {
+  indices.insert(o.indices.begin(), o.indices.end());
+  quantities.insert(o.quantities.begin(), o.quantities.end());
+}
+
+Compiler::Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim,
+                   bool split_products)
+    : formula_(f),
+      bindings_(b),
+      token_dim_(token_dim),
+      split_products_(split_products),
+      reader_(b, token_dim, split_products) {}
+
+Program Compiler::run() {
+  // A target undefined on some sequences has no rate to derive, and R1's reading of a
+  // monotone function (max(t) log(y) as log(max(t) y)) would hide where it is undefined.
+  if (detail::undefined_somewhere(formula_, bindings_, token_dim_)) {
+    throw InputError(SourceLocation{"<formula>", 1, 1},
+                     "the target is not a finite number on some random sequences (a log or "
+                     "sqrt of a negative value, a division by zero, an overflow): it must be "
+                     "defined on every sequence");
+  }
+  root_ = reader_.read(formula_.root());
+  // E5 for the whole target too: reductions that cancel (max(t) y - max(s) y) or a term that
+  // vanishes (dot(x[1], x[2]) * 0) leave a constant, which no action computes.
+  if (root_.kind != K::kReduce) {
+    if (const std::optional<double> value = reader_.closed_constant(root_)) {
+      p_.constants.push_back(fmt::format(
+          "the target {} takes one value on every random sequence ({} for one draw of its "
+          "parameters): no action",
+          targets::to_text(formula_.root()), targets::number_text(*value)));
+      return std::move(p_);
+    }
+  }
+  p_.root = root_;
+  const Deps top = expr(root_, {});
+  for (const int q : top.quantities) p_.outputs.push_back(q);
+  if (positions_ >= 0) {
+    Quantity& pq = p_.quantities[static_cast<std::size_t>(positions_)];
+    pq.positions = static_cast<long>(position_names_.size());
+    pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
+  }
+  std::set<std::string> counted;  // one reduction written twice is one comparison
+  for (const Comparison& c : p_.comparisons) {
+    if (!c.counts() || !counted.insert(c.text).second) continue;
+    p_.order = std::max(p_.order, c.order);
+    p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
+  }
+  // Said in the tree, compared nowhere (no order, not in the comparison number).
+  for (const std::string& text : reader_.idle()) {
+    Comparison c;
+    c.text = text;
+    c.order = 0;
+    c.elimination =
+        "the body reads none of the selected indices: its value, whichever tuple "
+        "the key selects (no action)";
+    p_.comparisons.push_back(c);
+  }
+  return std::move(p_);
+}
+
+int Compiler::add(Quantity q, const std::string& key) {
+  if (!key.empty()) {
+    const auto hit = merged_.find(key);
+    if (hit != merged_.end()) return hit->second;  // identical actions are one action
+  }
+  const int id = static_cast<int>(p_.quantities.size());
+  if (q.name.empty()) q.name = (q.holder == Holder::kGlobal ? "g" : "m") + std::to_string(id + 1);
+  std::sort(q.needs.begin(), q.needs.end());
+  p_.quantities.push_back(std::move(q));
+  if (!key.empty()) merged_.emplace(key, id);
+  return id;
+}
+
+int Compiler::positions_quantity(const Node& ref, const std::string& name) {
+  if (positions_ < 0) {
+    Quantity q;
+    q.name = "P";
+    q.mode = Mode::kPositions;
+    q.form.known = true;
+    positions_ = add(q, "");
+  }
+  if (std::find(position_names_.begin(), position_names_.end(), name) == position_names_.end()) {
+    position_names_.push_back(name);
+    FormTerm term;
+    term.node = std::make_shared<const Node>(ref);
+    p_.quantities[static_cast<std::size_t>(positions_)].form.terms.push_back(std::move(term));
+  }
+  return positions_;
+}
+
+Deps Compiler::expr(const Node& n, const std::set<std::string>& scope) {
+  Deps d;
+  // Below anything but a sum, a sign or a closed factor, a reduction's value is no longer a
+  // term of the target's sum (summed_).
+  const bool additive =
+      n.kind == K::kAdd || n.kind == K::kSub || n.kind == K::kNeg || n.kind == K::kReduce ||
+      (n.kind == K::kMul &&
+       (!targets::mentions_token(n.args[0]) || !targets::mentions_token(n.args[1]))) ||
+      (n.kind == K::kDiv && !targets::mentions_token(n.args[1]));  // 1 / mean is no term of a sum
+  const Restore restore(summed_);
+  summed_ = summed_ && additive;
+  if (n.kind == K::kRef && n.name == "x") {
+    if (n.position > 0 || !n.position_name.empty()) {
+      const std::string where = n.position > 0
+                                    ? std::to_string(n.position)
+                                    : targets::to_text(n).substr(2, targets::to_text(n).size() - 3);
+      note_order(targets::to_text(n) + " reads a fixed position");
+      d.quantities.insert(positions_quantity(n, where));
+    } else if (n.offset != 0) {
+      note_order(targets::to_text(n) + " reads a relative position");
+      Quantity q;
+      q.name = fmt::format("r{:+}", n.offset);
+      q.holder = Holder::kToken;
+      q.mode = Mode::kRelative;
+      q.what = fmt::format("x[t{:+}] at every token t", n.offset);
+      d.quantities.insert(add(q, "relative" + std::to_string(n.offset)));
+      d.indices.insert(n.index);
+    } else if (!n.index.empty()) {
+      d.indices.insert(n.index);
+    }
+    return d;
+  }
+  if (n.kind == K::kReduce) return reduction(n, scope);
+  // Times the number 0 the rest is never computed (max(t) y * 0 + max(t) z is max z).
+  if (n.kind == K::kMul && std::any_of(n.args.begin(), n.args.end(), [](const Node& a) {
+        const std::optional<double> number = targets::literal_number(a);
+        return number && *number == 0;
+      }))
+    return d;
+  if (n.kind == K::kDiv && softmax_weighted(n.args[0], n.args[1])) {
+    outside("'" + targets::to_text(n) +
+            "' is a softmax-weighted mean (attention at finite temperature, which one head "
+            "computes exactly where the score and the value are linear in the token); R6 "
+            "prices uniform averages only: read as undecided");
+  }
+  for (const Node& a : n.args) d.add(expr(a, scope));
+  return d;
+}
+
+void Compiler::note_order(const std::string& why) {
+  if (std::find(p_.order_dependent.begin(), p_.order_dependent.end(), why) ==
+      p_.order_dependent.end())
+    p_.order_dependent.push_back(why);
+}
+
+void Compiler::outside(const std::string& why) {
+  if (!p_.outside) p_.outside = why;
+}
+
+Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
+  std::vector<const targets::Binder*> unrolled;
+  std::vector<const targets::Binder*> tokens;
+  for (const targets::Binder& b : n.binders) {
+    // An index without a range runs over the tokens (it may be read only through a
+    // constraint, as t in sum(t) max(s < t) ...); one ranged 1..T that subscripts x does too.
+    (ranged(b, n) ? unrolled : tokens).push_back(&b);
+  }
+  if (unrolled.empty()) return token_reduction(n, scope);
+  if (!tokens.empty() && n.op != targets::ReduceOp::kSum) {
+    outside("'" + targets::to_text(n) +
+            "' reduces over tokens and a range at once; write the range outside, e.g. "
+            "max(i = 1..D) max(t) ...");
+    return {};
+  }
+  if (n.op == targets::ReduceOp::kKth) {
+    outside("'" + targets::to_text(n) +
+            "': a k-th largest over a parameter range is not a rule of the framework");
+  }
+  const Restore restore(summed_);
+  summed_ = summed_ && n.op == targets::ReduceOp::kSum;  // a sum's copies are its terms
+  // Expand the combinations of the unrolled binders.
+  std::vector<Node> copies{n};
+  for (const targets::Binder* b : unrolled) {
+    const long low = reader_.resolve(b->low, b->column);
+    const long high = reader_.resolve(b->high, b->column);
+    if (high < low) {
+      throw InputError(SourceLocation{"<formula>", 1, b->column},
+                       fmt::format("the range {} = {}..{} is empty", b->name, low, high));
+    }
+    if (static_cast<long>(copies.size()) * (high - low + 1) > kMaxCopies) {
+      throw InputError(SourceLocation{"<formula>", 1, b->column},
+                       fmt::format("unrolling {} = {}..{} makes more than {} copies", b->name, low,
+                                   high, kMaxCopies));
+    }
+    std::vector<Node> next;
+    for (const Node& c : copies) {
+      for (long v = low; v <= high; ++v) next.push_back(targets::substitute(c, b->name, v));
+    }
+    copies = std::move(next);
+  }
+  Deps d;
+  std::vector<int> firsts;
+  std::vector<std::string> shapes;
+  Node combined;  // Program::values: the copies' values, summed or compared
+  combined.kind = K::kCall;
+  combined.name = n.op == targets::ReduceOp::kSum   ? "#sum"
+                  : n.op == targets::ReduceOp::kMin ? "#min"
+                                                    : "#max";
+  for (Node& c : copies) {
+    std::erase_if(c.binders, [&](const targets::Binder& b) {
+      return std::any_of(unrolled.begin(), unrolled.end(),
+                         [&](const targets::Binder* u) { return u->name == b.name; });
+    });
+    const int first = static_cast<int>(p_.quantities.size());
+    if (c.binders.empty()) {
+      d.add(expr(c.args[0], scope));
+      if (c.has_key()) d.add(expr(c.args[1], scope));
+      combined.args.push_back(c.args[0]);
+    } else {
+      d.add(token_reduction(c, scope));
+      combined.args.push_back(c);
+    }
+    firsts.push_back(first);
+    shapes.push_back(shape(first));
+  }
+  // Copies that made the same shape of new quantities are interchangeable in a plan.
+  const bool same = firsts.size() >= 2 && shapes.front() != "" &&
+                    std::all_of(shapes.begin(), shapes.end(),
+                                [&](const std::string& s) { return s == shapes.front(); });
+  if (same) p_.interchangeable.push_back(firsts);
+  if (!n.has_key()) p_.values.emplace(targets::to_text(n), std::move(combined));
+  return d;
+}
+
+std::string Compiler::shape(int first) const {
+  std::string out;
+  for (std::size_t i = static_cast<std::size_t>(first); i < p_.quantities.size(); ++i) {
+    const Quantity& q = p_.quantities[i];
+    out += fmt::format("{}{}{}{}{}:", static_cast<int>(q.mode), static_cast<int>(q.holder),
+                       q.needs_at_tokens, q.needs_ffn, q.positions);
+    for (const int n : q.needs)
+      out += n >= first ? "+" + std::to_string(n - first) + "," : std::to_string(n) + ",";
+    out += ";";
+  }
+  return out;
+}
+
+Factor Compiler::factor_of(const Term& term, const std::set<std::string>& scope) {
+  const Deps d = expr(*term.node, scope);
+  Factor f;
+  f.indices = d.indices;
+  f.quantities = d.quantities;
+  f.text = targets::to_text(*term.node);
+  f.term = term.node;
+  f.scale = term.scale();
+  f.sign = term.sign();
+  f.magnitude = term.magnitude;
+  f.shown = term.shown(f.text);
+  return f;
+}
+
+std::optional<int> Compiler::closed_sign(const Node& n) const {
+  try {
+    return constant_sign(targets::Formula::from_tree(n), bindings_, token_dim_);
+  } catch (const InputError&) {  // an index bound further out
+    return std::nullopt;
+  }
+}
+
+Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope) {
+  if (std::optional<Node> free = kIdleConstraints.rewrite(n, n, reader_)) {
+    Deps d = token_reduction(*free, scope);
+    const auto value = p_.values.find(targets::to_text(*free));
+    if (value != p_.values.end()) p_.values.emplace(targets::to_text(n), value->second);
+    return d;
+  }
+  // Whether this reduction is a term of the target's sum; what its body holds is not.
+  const bool summed = summed_;
+  const Restore restore(summed_);
+  summed_ = false;
+  if (const std::optional<double> value = reader_.closed_constant(n)) {
+    p_.constants.push_back(
+        fmt::format("{} takes one value on every random sequence ({} for one draw of its "
+                    "parameters): no action",
+                    targets::to_text(n), targets::number_text(*value)));
+    return {};
+  }
+  std::vector<std::string> bound;
+  for (const targets::Binder& b : n.binders) bound.push_back(b.name);
+  std::set<std::string> inner = scope;
+  inner.insert(bound.begin(), bound.end());
+  const Node& body = n.args[0];
+  const Node& objective = n.has_key() ? n.args[1] : body;
+  std::vector<Term> terms;
+  additive_terms(objective, Term{}, terms, made_, !split_products_);
+  // A term times the number 0 couples nothing (max(s, t) (y_t + 0 * z_s) is max y); where
+  // every term is one, E5 has found the constant already.
+  if (std::any_of(terms.begin(), terms.end(), [](const Term& t) { return !t.zero; }))
+    std::erase_if(terms, [](const Term& t) { return t.zero; });
+  std::vector<Factor> factors;
+  for (const Term& t : terms) factors.push_back(factor_of(t, inner));
+  Deps body_deps;
+  if (n.has_key()) body_deps = expr(body, inner);
+  // Index constraints couple the indices they name.
+  std::vector<std::string> ordered;
+  for (const targets::IndexConstraint& c : n.constraints) {
+    Factor f;
+    f.indices = {c.left, c.right};
+    f.text = c.left + (c.strict_order ? " < " : " != ") + c.right;
+    f.constraint = &c;
+    factors.push_back(f);
+    if (c.strict_order) {
+      for (const std::string& i : {c.left, c.right}) {
+        if (std::find(ordered.begin(), ordered.end(), i) == ordered.end()) ordered.push_back(i);
+      }
+    }
+  }
+  // A symmetric body makes s < t the same as s != t only when this reduction binds both: with
+  // t bound further out, the tokens s ranges over depend on t's position.
+  const bool binds_ordered = std::all_of(ordered.begin(), ordered.end(), [&](const std::string& i) {
+    return std::find(bound.begin(), bound.end(), i) != bound.end();
+  });
+  if (!ordered.empty() && !(binds_ordered && symmetric(objective, ordered) &&
+                            (!n.has_key() || symmetric(body, ordered)))) {
+    note_order("'" + targets::to_text(n) + "' orders its indices (" +
+               fmt::format("{}", fmt::join(ordered, " < ")) + ") and " +
+               (binds_ordered ? "its body is not symmetric in them"
+                              : "binds only some of them (the range depends on a position)"));
+  }
+  if (const auto tokens = bindings_.find("T");
+      tokens != bindings_.end() && tokens->second < fewest_tokens(n)) {
+    throw InputError(SourceLocation{"<formula>", 1, n.column},
+                     fmt::format("'{}' has no index tuple for T = {}: it needs {} distinct "
+                                 "tokens",
+                                 targets::to_text(n), tokens->second, fewest_tokens(n)));
+  }
+  Comparison c;
+  c.text = targets::to_text(n);
+  if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, summed, c), c.text);
+  if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
+    const long k = reader_.resolve(n.rank, n.column);
+    if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
+    if (k > kMaxRank) {
+      throw InputError(SourceLocation{"<formula>", 1, n.column},
+                       fmt::format("kth({}): the engine plans ranks up to {}", k, kMaxRank));
+    }
+    // Each constraint on the one ranked index (t != s, t < s) takes at least one token away.
+    const long excluded =
+        n.binders.size() == 1
+            ? std::count_if(n.constraints.begin(), n.constraints.end(),
+                            [&](const targets::IndexConstraint& ic) {
+                              return ic.left == bound.front() || ic.right == bound.front();
+                            })
+            : 0;
+    if (const auto tokens = bindings_.find("T");
+        tokens != bindings_.end() && k > tokens->second - excluded) {
+      throw InputError(SourceLocation{"<formula>", 1, n.column},
+                       fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
+                                   tokens->second - excluded));
+    }
+    if (k >= 2) {
+      Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), c.text);
+      // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
+      // bottom (k = T is the minimum), which a reader comparing with training must be told.
+      if (const auto tokens = bindings_.find("T");
+          tokens != bindings_.end() && n.binders.size() == 1 && !p_.comparisons.empty() &&
+          p_.comparisons.back().text == c.text) {
+        const long candidates = tokens->second - excluded;
+        if (2 * k > candidates + 1) {
+          const long from_bottom = candidates - k + 1;
+          p_.comparisons.back().elimination += fmt::format(
+              " (at the set T = {}, rank {} of {} is the {}; the plan is for k = {} fixed as T "
+              "grows)",
+              tokens->second, k, candidates,
+              from_bottom == 1 ? std::string("minimum")
+                               : fmt::format("{}{} smallest", from_bottom,
+                                             from_bottom % 100 / 10 == 1 ? "th"
+                                             : from_bottom % 10 == 1     ? "st"
+                                             : from_bottom % 10 == 2     ? "nd"
+                                             : from_bottom % 10 == 3     ? "rd"
+                                                                         : "th"),
+              k);
+        }
+      }
+      return d;
+    }
+  }
+  if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
+    return annotated(*split, c.text);
+  return annotated(extremum(n, bound, factors, body_deps, scope, c), c.text);
+}
+
+Deps Compiler::annotated(Deps d, const std::string& text) {
+  const auto note = reader_.notes().find(text);
+  if (note != reader_.notes().end() && !p_.comparisons.empty() &&
+      p_.comparisons.back().text == text)
+    p_.comparisons.back().elimination += note->second;
+  return d;
+}
+
+bool Compiler::ranks_last(const Node& n) {
+  return n.op == targets::ReduceOp::kKth && n.rank.name == "T" && n.binders.size() == 1 &&
+         n.constraints.empty();
+}
+
+}  // namespace infoflow::theorems::detail

@@ -1,0 +1,281 @@
+// E1 and E2: a reduction's token indices eliminated one at a time into retrievals, each message a
+// global quantity (over no index) or a token quantity (over one); no admissible order is R4.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "infoflow/targets/node_algebra.hpp"
+
+#include "compiler.hpp"
+#include "elimination_order.hpp"
+#include "score_tests.hpp"
+
+namespace infoflow::theorems::detail {
+
+using targets::Node;
+using K = targets::Node::Kind;
+
+namespace {
+
+/// The index sets of `factors`, which the elimination-order search reads.
+std::vector<std::set<std::string>> scopes_of(const std::vector<Factor>& factors) {
+  std::vector<std::set<std::string>> out;
+  out.reserve(factors.size());
+  for (const Factor& f : factors) out.push_back(f.indices);
+  return out;
+}
+
+}  // namespace
+
+Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
+                        std::vector<Factor> factors, const Deps& body_deps,
+                        const std::set<std::string>& scope, Comparison& c) {
+  const Elimination e = best_order(scopes_of(factors), bound);
+  const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
+  if (split_products_ && e.widest < 2) {
+    if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
+    if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
+  }
+  if (e.widest >= 2) {
+    if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
+    if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
+    if (blocked_only_by_products(factors, bound)) {
+      outside("'" + c.text +
+              "': a product of factors over independent groups of indices, "
+              "beside other terms, is what couples the indices; its extremum is at a vertex of "
+              "the groups, which no rule of the framework combines with the other terms: read "
+              "as undecided, not as a blocked comparison");
+    }
+    if (bound.size() > kExhaustiveIndices) {
+      // Not every order was tried: that none is admissible is not shown.
+      outside(
+          fmt::format("'{}': over {} indices, neither the written elimination order nor "
+                      "the greedy one is admissible (a factor over {} indices remains), "
+                      "and the {}! orders are not all tried: undecided, not a blocked "
+                      "comparison",
+                      c.text, bound.size(), e.widest, bound.size()));
+    }
+    return blocked(c, static_cast<int>(e.widest) + 1,
+                   fmt::format("no elimination order: eliminating any index leaves a factor "
+                               "over {} indices",
+                               e.widest),
+                   factors, bound);
+  }
+  std::vector<std::string> steps;
+  int last = -1;
+  std::string last_at;
+  double last_ratio = 1;
+  std::string last_index;
+  for (const std::string& v : e.order) {
+    std::set<std::string> message;
+    std::set<int> needs;
+    std::vector<std::string> texts;
+    std::vector<std::string> constraints;
+    std::vector<const Factor*> used;
+    for (const Factor& f : factors) {
+      if (f.indices.count(v) == 0) continue;
+      message.insert(f.indices.begin(), f.indices.end());
+      needs.insert(f.quantities.begin(), f.quantities.end());
+      (f.constraint != nullptr ? constraints : texts).push_back(f.signed_text());
+      used.push_back(&f);
+    }
+    // An index no term reads (its term was times 0) is free in a maximum's value: no fetch. A
+    // selection still picks its token (by position, where its key ties).
+    if (used.empty() && !n.has_key()) continue;
+    message.erase(v);
+    const std::string over =
+        constraints.empty() ? v : fmt::format("{} ({})", v, fmt::join(constraints, ", "));
+    const std::string at_name = message.empty() ? "" : *message.begin();
+    std::map<std::string, std::string> rename{{v, "#v"}};
+    if (!at_name.empty()) rename.emplace(at_name, "#u");
+    std::vector<std::string> keys;
+    const bool one_term = scoring_terms(used) == 1;  // y and 2 y: one token; y + 2 z: not y + z
+    for (const Factor* f : used) keys.push_back(f->key(rename, one_term));
+    // The value read at the retrieved token must be there: the body's quantities on v.
+    if (body_deps.indices.count(v) != 0 || bound.size() == 1)
+      needs.insert(body_deps.quantities.begin(), body_deps.quantities.end());
+    const std::string& at = at_name;
+    Quantity q;
+    q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
+    q.needs.assign(needs.begin(), needs.end());
+    q.needs_ffn = !scores_from_raw_tokens(used, v, at, n.has_key());
+    const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
+    // The minimum of -y is at the token of the maximum of y: one action (max(t) y - min(t) (-y)
+    // is 2 max(t) y). A minimum is keyed as the maximum of its negated terms and messages; its
+    // own message is then the negated value of the quantity.
+    const bool negated = std::string(op) == "min";
+    if (negated) {
+      for (std::string& k : keys) {
+        if (k.front() == '+' || k.front() == '-') k.front() = k.front() == '-' ? '+' : '-';
+      }
+    }
+    std::sort(keys.begin(), keys.end());
+    std::string key = fmt::format("ret|max|{}|{}", at.empty() ? "g" : "t", fmt::join(keys, ";"));
+    for (const int need : needs) key += "|" + std::to_string(need);
+    const int id = add(q, key);
+    Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+    if (made.what.empty()) {
+      made.what = at.empty() ? fmt::format("{} = the token {}imising {} over {}", made.name, op,
+                                           objective, over)
+                             : fmt::format("{}({}) = for each token {}, the token {} {}imising {}",
+                                           made.name, at, at, over, op, objective);
+      if (made.needs_ffn) made.what += kScoreNeedsFfn;
+      made.form = form_of(used, v, at, negated);
+    }
+    const double ratio = ratio_to_form(made.form, used, negated, one_term);
+    const std::string label = at.empty() ? made.name : made.name + "(" + at + ")";
+    steps.push_back(v + " -> " + label);
+    std::vector<Factor> kept;
+    for (Factor& f : factors) {
+      if (f.indices.count(v) == 0) kept.push_back(std::move(f));
+    }
+    Factor m;
+    m.indices = message;
+    m.quantities = {id};
+    m.text = label;
+    m.message = id;
+    m.message_at = at;
+    m.ratio = ratio;
+    // A score of one term was keyed up to its size; the message keeps the size (4 m(t) and
+    // m(t) / 4 are two values for the next step).
+    m.scale =
+        std::string(negated ? "-" : "+") + (one_term && single_score(used)->magnitude != 1
+                                                ? fmt::format("*{}", single_score(used)->magnitude)
+                                                : "");
+    kept.push_back(m);
+    factors = std::move(kept);
+    last = id;
+    last_at = at;
+    last_ratio = ratio;
+    last_index = v;
+  }
+  c.order = static_cast<int>(e.widest) + 1;
+  c.elimination = fmt::format("{}", fmt::join(steps, "; "));
+  p_.comparisons.push_back(c);
+  if (last >= 0 && last_at.empty()) record_value(n, factors, last, last_ratio, last_index);
+  // A reduction held at a token (its value a message of the enclosing one) is that message.
+  if (last >= 0 && !last_at.empty() && !n.has_key() && factors.size() == 1)
+    p_.values.emplace(targets::to_text(n), value_of(last, last_ratio));
+  // What is left (terms over outer indices only, and the messages) makes the value.
+  Deps d = leftovers(factors, bound);
+  if (last >= 0) d.quantities.insert(last);
+  if (!last_at.empty()) d.indices.insert(last_at);
+  outer_indices_of_body(body_deps, bound, d);
+  return d;
+}
+
+Deps Compiler::blocked(Comparison& c, int order, std::string why,
+                       const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
+  c.blocked = true;
+  c.order = order;
+  c.elimination = std::move(why);
+  p_.comparisons.push_back(c);
+  Quantity q;
+  q.mode = Mode::kAggregation;
+  q.order = order;
+  q.what = "the whole sequence, for " + c.text;
+  Deps d = leftovers(factors, bound);
+  d.quantities.insert(add(q, ""));
+  return d;
+}
+
+void Compiler::record_value(const Node& n, const std::vector<Factor>& left, int last, double ratio,
+                            const std::string& index) {
+  std::vector<Node> terms;
+  if (n.has_key()) {
+    if (n.binders.size() != 1) return;
+    Node select;
+    select.kind = K::kCall;
+    select.name = "#select";
+    select.index = index;
+    select.args = {value_of(last), n.args[0]};
+    p_.values.emplace(targets::to_text(n), std::move(select));
+    return;
+  }
+  terms.push_back(value_of(last, ratio));
+  for (std::size_t i = 0; i < left.size(); ++i) {
+    const Factor& f = left[i];
+    if (i + 1 == left.size() && f.message == last) continue;  // the value itself
+    if (!f.indices.empty() || f.constraint != nullptr) return;
+    if (f.message >= 0) {  // a closed maximum eliminated before: a term of the value
+      terms.push_back(value_of(f.message, f.ratio));
+      continue;
+    }
+    const std::optional<FormTerm> t = form_term(f);
+    if (!t) return;
+    Node number;
+    number.number = t->coefficient;
+    Node product;
+    product.kind = K::kMul;
+    product.args = {number, *t->node};
+    terms.push_back(std::move(product));
+  }
+  p_.values.emplace(targets::to_text(n), targets::sum_of(std::move(terms)));
+}
+
+Deps Compiler::leftovers(const std::vector<Factor>& factors,
+                         const std::vector<std::string>& bound) {
+  Deps d;
+  for (const Factor& f : factors) {
+    if (std::none_of(bound.begin(), bound.end(),
+                     [&](const std::string& b) { return f.indices.count(b) != 0; })) {
+      d.indices.insert(f.indices.begin(), f.indices.end());
+      d.quantities.insert(f.quantities.begin(), f.quantities.end());
+    }
+  }
+  return d;
+}
+
+Form Compiler::form_of(const std::vector<const Factor*>& used, const std::string& v,
+                       const std::string& at, bool minimum) {
+  Form form;
+  form.index = v;
+  form.at = at;
+  form.minimum = minimum;
+  form.known = true;
+  for (const Factor* f : used) {
+    if (f->constraint != nullptr) {
+      form.constraints.push_back(*f->constraint);
+    } else if (std::optional<FormTerm> t = form_term(*f)) {
+      form.terms.push_back(std::move(*t));
+    } else {
+      form.known = false;
+      form.unknown = "a parameter, not a number, scales the term " + f->text;
+    }
+  }
+  return form;
+}
+
+double Compiler::ratio_to_form(const Form& form, const std::vector<const Factor*>& used,
+                               bool minimum, bool one_term) {
+  const double sign = form.minimum == minimum ? 1 : -1;
+  if (!one_term || form.terms.size() != 1) return sign;
+  const Factor* mine = single_score(used);
+  const std::optional<FormTerm> term = form_term(*mine);
+  if (!term || term->coefficient == 0 || form.terms.front().coefficient == 0) return sign;
+  return sign * std::abs(term->coefficient / form.terms.front().coefficient);
+}
+
+void Compiler::outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound,
+                                     Deps& d) {
+  for (const std::string& i : body_deps.indices) {
+    if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
+  }
+}
+
+Node Compiler::value_of(int id, double ratio, int component) {
+  Node ref;
+  ref.kind = K::kRef;
+  ref.name = "#" + std::to_string(id) + (component >= 0 ? "." + std::to_string(component) : "");
+  if (ratio == 1) return ref;
+  Node number;
+  number.number = ratio;
+  Node product;
+  product.kind = K::kMul;
+  product.args = {number, ref};
+  return product;
+}
+
+}  // namespace infoflow::theorems::detail

@@ -1,0 +1,127 @@
+// R6: a sum over tokens as uniform averages, the means of values that need the same quantities
+// one action.
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "infoflow/targets/node_algebra.hpp"
+
+#include "compiler.hpp"
+#include "score_tests.hpp"
+
+namespace infoflow::theorems::detail {
+
+using targets::Node;
+using K = targets::Node::Kind;
+
+Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
+                    const std::vector<Factor>& factors, bool summed, Comparison& c) {
+  c.sum = true;
+  c.order = 1;
+  if (!n.constraints.empty()) {
+    outside("'" + c.text +
+            "': a sum over constrained index tuples grows its active index set with T; no mode "
+            "prices it");
+    return {};
+  }
+  Deps d;
+  std::vector<std::string> steps;
+  std::vector<Node> value;  // T times each mean, for Program::values
+  bool value_known = true;
+  for (const Factor& f : factors) {
+    std::vector<std::string> on;
+    for (const std::string& b : bound) {
+      if (f.indices.count(b) != 0) on.push_back(b);
+    }
+    const bool outer = f.indices.size() > on.size();
+    if (on.size() >= 2 || (!on.empty() && outer)) {
+      outside("'" + c.text + "': the term " + f.text +
+              " couples tokens inside a sum, whose active index set grows with T; no mode of "
+              "the framework prices it");
+      return {};
+    }
+    if (on.empty()) {  // a constant of the sum
+      d.quantities.insert(f.quantities.begin(), f.quantities.end());
+      d.indices.insert(f.indices.begin(), f.indices.end());
+      value_known = false;
+      continue;
+    }
+    // One uniform head averages every token-wise value the tokens hold at its layer, as many
+    // as its dimension n carries: the means of terms that need the same quantities (and an
+    // FFN or not) are one action (sum(t) (y_t^2 + z_t^2) is one mean of two values, not a head
+    // a term); the placement pools the means of one (layer, token class) on heads of n values
+    // each (placement.cpp).
+    Quantity q;
+    q.mode = Mode::kMean;
+    q.needs.assign(f.quantities.begin(), f.quantities.end());
+    q.needs_at_tokens = true;
+    q.needs_ffn = f.term == nullptr || !linear_in_tokens(*f.term, on.front());
+    const int id =
+        add(q, fmt::format("mean|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : ""));
+    Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+    const std::string term = f.signed_text();
+    std::set<std::string>& averaged = averaged_[id];
+    // 2 y's mean is y's; the means that are terms of the target's sum are one value, the mean
+    // of their sum (sum(i = 1..20) sum(t) y_i^2 is one, where (sum(t) y_i)^2 are twenty).
+    if (averaged.insert((summed ? "sum:" : "") + f.key({{on.front(), "#v"}}, true)).second) {
+      const auto terms_of_the_sum =
+          std::count_if(averaged.begin(), averaged.end(),
+                        [](const std::string& k) { return k.rfind("sum:", 0) == 0; });
+      made.values =
+          static_cast<long>(averaged.size()) - terms_of_the_sum + (terms_of_the_sum > 0 ? 1 : 0);
+      made.what += made.what.empty()
+                       ? fmt::format("{} = the mean over {} of {}", made.name, on.front(), term)
+                       : fmt::format(", and of {}", term);
+    }
+    const std::string step = on.front() + " -> " + made.name;
+    if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
+    d.quantities.insert(id);
+    if (std::optional<Node> part = averaged_value(made, id, f, on.front())) {
+      value.push_back(std::move(*part));
+    } else {
+      value_known = false;
+    }
+  }
+  c.elimination = fmt::format("{} (uniform averages)", fmt::join(steps, "; "));
+  p_.comparisons.push_back(c);
+  if (value_known && !value.empty()) p_.values.emplace(c.text, targets::sum_of(std::move(value)));
+  return d;
+}
+
+std::optional<Node> Compiler::averaged_value(Quantity& made, int id, const Factor& f,
+                                             const std::string& v) {
+  std::optional<FormTerm> term = form_term(f);
+  if (!term) {
+    made.form.unknown = "a parameter, not a number, scales the averaged term " + f.text;
+    return std::nullopt;
+  }
+  if (made.form.terms.empty() && made.form.unknown.empty()) {
+    made.form.known = true;
+    made.form.index = v;
+  }
+  const std::string key = f.key({{v, "#v"}}, true);
+  std::vector<std::pair<std::string, double>>& carried = mean_values_[id];
+  std::size_t component = 0;
+  while (component < carried.size() && carried[component].first != key) ++component;
+  double ratio = 1;
+  if (component == carried.size()) {
+    // In the form's own index name, so that its terms read one index.
+    if (term->node && v != made.form.index)
+      term->node = std::make_shared<const Node>(targets::renamed(*term->node, v, made.form.index));
+    if (term->message >= 0 && term->message_at == v) term->message_at = made.form.index;
+    carried.emplace_back(key, term->coefficient);
+    made.form.terms.push_back(*term);
+  } else {
+    ratio = term->coefficient / carried[component].second;
+  }
+  Node tokens;
+  tokens.kind = K::kRef;
+  tokens.name = "T";
+  Node product;
+  product.kind = K::kMul;
+  product.args = {tokens, value_of(id, ratio, static_cast<int>(component))};
+  return product;
+}
+
+}  // namespace infoflow::theorems::detail
