@@ -94,6 +94,10 @@ class Compiler {
   /// The value of quantity `id` (`#id`, or `#id.component` for one of a mean's values) times
   /// `ratio`, as Program::values writes it.
   static targets::Node value_of(int id, double ratio = 1, int component = -1);
+  /// A selection's value as Program::values writes it: `body` at the token that quantity `last`
+  /// selects over `index` (#select).
+  static targets::Node selected_value(int last, const targets::Node& body,
+                                      const std::string& index);
 
   // vertices.cpp: E1's vertex rules and R1's |L|.
   /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),

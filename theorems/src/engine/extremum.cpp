@@ -186,12 +186,7 @@ void Compiler::record_value(const Node& n, const std::vector<Factor>& left, int 
   std::vector<Node> terms;
   if (n.has_key()) {
     if (n.binders.size() != 1) return;
-    Node select;
-    select.kind = K::kCall;
-    select.name = "#select";
-    select.index = index;
-    select.args = {value_of(last), n.args[0]};
-    p_.values.emplace(targets::to_text(n), std::move(select));
+    p_.values.emplace(targets::to_text(n), selected_value(last, n.args[0], index));
     return;
   }
   terms.push_back(value_of(last, ratio));
@@ -276,6 +271,15 @@ Node Compiler::value_of(int id, double ratio, int component) {
   product.kind = K::kMul;
   product.args = {number, ref};
   return product;
+}
+
+Node Compiler::selected_value(int last, const Node& body, const std::string& index) {
+  Node select;
+  select.kind = K::kCall;
+  select.name = "#select";
+  select.index = index;
+  select.args = {value_of(last), body};
+  return select;
 }
 
 }  // namespace infoflow::theorems::detail

@@ -120,12 +120,7 @@ void Compiler::record_rank_value(const Node& n, int last, const std::vector<cons
   const Quantity& q = p_.quantities[static_cast<std::size_t>(last)];
   if (n.has_key()) {
     if (!at.empty()) return;
-    Node select;
-    select.kind = K::kCall;
-    select.name = "#select";
-    select.index = index;
-    select.args = {value_of(last), n.args[0]};
-    p_.values.emplace(targets::to_text(n), std::move(select));
+    p_.values.emplace(targets::to_text(n), selected_value(last, n.args[0], index));
     return;
   }
   const double ratio = ratio_to_form(q.form, used, false, scoring_terms(used) == 1);
