@@ -1510,57 +1510,12 @@ class Lowering {
 
 }  // namespace
 
-Construction construct(const targets::TargetSpec& spec, const theorems::Target& target,
-                       const theorems::Plan& plan, const ConstructOptions& options) {
+Construction construct(const targets::TargetSpec& spec, const theorems::Plan& plan,
+                       const ConstructOptions& options) {
   options.validate();
-  (void)target;
   if (!plan.program) throw std::invalid_argument("construct(): a plan without its program");
   Lowering lowering(spec, plan, options);
   return lowering.run();
-}
-
-std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::uint64_t seed,
-                                  long resamples) {
-  std::vector<std::pair<double, double>> xy;
-  for (const SweepPoint& p : points) {
-    if (p.built && p.nmse > 0 && p.parameters > 0)
-      xy.emplace_back(std::log(static_cast<double>(p.parameters)), std::log(p.nmse));
-  }
-  if (xy.size() < 3) return std::nullopt;
-  auto fit = [](const std::vector<std::pair<double, double>>& v) {
-    double mx = 0;
-    double my = 0;
-    for (const auto& [x, y] : v) {
-      mx += x;
-      my += y;
-    }
-    mx /= static_cast<double>(v.size());
-    my /= static_cast<double>(v.size());
-    double sxy = 0;
-    double sxx = 0;
-    for (const auto& [x, y] : v) {
-      sxy += (x - mx) * (y - my);
-      sxx += (x - mx) * (x - mx);
-    }
-    return sxx > 0 ? std::optional<double>(sxy / sxx) : std::nullopt;
-  };
-  Slope s;
-  const std::optional<double> all = fit(xy);
-  if (!all) return std::nullopt;
-  s.slope = *all;
-  s.points = static_cast<long>(xy.size());
-  Rng rng(seed);
-  std::vector<double> slopes;
-  for (long r = 0; r < resamples; ++r) {
-    std::vector<std::pair<double, double>> draw;
-    for (std::size_t i = 0; i < xy.size(); ++i)
-      draw.push_back(xy[static_cast<std::size_t>(rng.uniform() * static_cast<double>(xy.size()))]);
-    if (const std::optional<double> slope = fit(draw)) slopes.push_back(*slope);  // one M drawn: none
-  }
-  std::sort(slopes.begin(), slopes.end());
-  s.low = slopes[static_cast<std::size_t>(0.025 * static_cast<double>(slopes.size()))];
-  s.high = slopes[static_cast<std::size_t>(0.975 * static_cast<double>(slopes.size() - 1))];
-  return s;
 }
 
 }  // namespace infoflow::construct

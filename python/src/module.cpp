@@ -102,6 +102,11 @@ class Options {
                                         py::repr(*v).cast<std::string>()));
     }
   }
+  std::uint64_t seed(const std::string& key, std::uint64_t fallback) {
+    const long v = integer(key, static_cast<long>(fallback));
+    if (v < 0) throw py::value_error(fmt::format("{}(): {} must be >= 0", call_, key));
+    return static_cast<std::uint64_t>(v);
+  }
   double real(const std::string& key, double fallback) {
     const py::object* v = take(key);
     if (v == nullptr) return fallback;
@@ -407,6 +412,35 @@ py::object plan(const std::string& source, const std::string& directory,
   return to_py(session::planned_data(p));
 }
 
+py::object construct(const std::string& source, const std::string& directory,
+                     const std::vector<std::string>& added, const std::string& format,
+                     const py::dict& kwargs) {
+  Options o(kwargs, "construct");
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
+  construct::ConstructOptions options;
+  options.beta = o.real("beta", options.beta);
+  options.ffn_width = o.integer("ffn_width", options.ffn_width);
+  options.samples = o.integer("samples", options.samples);
+  options.seed = o.seed("seed", options.seed);
+  options.task_seed = o.seed("task_seed", options.task_seed);
+  o.finish();
+  if (format != "data" && format != "text" && format != "json")
+    throw py::value_error("construct(): format must be 'data', 'text' or 'json', got '" + format +
+                          "'");
+  const targets::TargetSpec spec = session::construction_target(t);
+  const theorems::Catalogue catalogue = load_catalogue(directory, added);
+  theorems::Engine engine(catalogue);
+  construct::Construction c;
+  {
+    py::gil_scoped_release release;
+    c = session::construct(engine, spec, arch, options);
+  }
+  if (format == "text") return py::str(session::construction_text(c, options));
+  if (format == "json") return py::str(session::construction_json(c, options).dump(2) + "\n");
+  return to_py(session::construction_json(c, options));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Training (the command's train_command.cpp, over the same libraries)
 
@@ -679,6 +713,8 @@ PYBIND11_MODULE(_infoflow, m) {
   m.def("derive", &ip::derive, py::arg("source"), py::arg("directory"), py::arg("add"),
         py::arg("format"), py::arg("options"));
   m.def("plan", &ip::plan, py::arg("source"), py::arg("directory"), py::arg("add"),
+        py::arg("format"), py::arg("options"));
+  m.def("construct", &ip::construct, py::arg("source"), py::arg("directory"), py::arg("add"),
         py::arg("format"), py::arg("options"));
   m.def("tasks", [] { return infoflow::numeric::task_names(); });
   m.def("train", &ip::train, py::arg("options"));

@@ -2,7 +2,6 @@
 // verdicts on measurements made up to have a known answer, and the sweep that runs only the
 // searches' runs and resumes them.
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -20,7 +19,6 @@
 #include "infoflow/numeric/config.hpp"
 
 #include "common/temp_dir.hpp"
-#include "exponential_fit.hpp"
 #include "ladder.hpp"
 
 namespace ex = infoflow::experiments;
@@ -130,21 +128,6 @@ BOOST_AUTO_TEST_CASE(bisection_finds_the_first_rung_that_passes_in_few_runs) {
   std::vector<std::size_t> within;
   (void)run_search(7, 2, &within, 5);
   BOOST_TEST(*std::max_element(within.begin(), within.end()) < 5u);
-}
-
-BOOST_AUTO_TEST_CASE(an_exponential_is_fitted_on_log_y_against_x_with_an_interval) {
-  const std::vector<double> xs{4, 6, 8, 10};
-  std::vector<std::vector<double>> ys;
-  for (const double x : xs)
-    ys.push_back(
-        {std::pow(10.0, 0.1 * x), std::pow(10.0, 0.1 * x + 0.05), std::pow(10.0, 0.1 * x - 0.05)});
-  const ex::ExponentialFit f = ex::fit_exponential(xs, ys);
-  BOOST_TEST(f.slope == 0.1, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(f.slope_ci.contains(0.1));
-  BOOST_TEST(f.slope_ci.high - f.slope_ci.low < 0.05);
-  BOOST_TEST(f.x_min == 4.0);
-  BOOST_TEST(f.points == 4u);
-  BOOST_CHECK_THROW((void)ex::fit_exponential({4, 4}, {{1.0}, {2.0}}), std::invalid_argument);
 }
 
 BOOST_FIXTURE_TEST_CASE(flat_for_the_maximum_and_growing_for_the_second_agree, Fixture) {

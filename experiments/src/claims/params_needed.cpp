@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 
 #include "infoflow/numeric/config.hpp"
+#include "infoflow/numeric/fit.hpp"
 
 #include "claims/claim_kind.hpp"
 #include "claims/slopes.hpp"
 #include "evidence.hpp"
-#include "exponential_fit.hpp"
 #include "ladder.hpp"
 
 namespace infoflow::experiments {
@@ -106,7 +106,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
         kMinSeeds, kMinPoints, above.empty() ? "" : " (widen the ladder for the T above it)");
     claim.need = above.empty() ? Need::kSeeds : Need::kWiderLadder;
   } else {
-    const ExponentialFit f = fit_exponential(xs, ys);
+    const numeric::ExponentialFit f = numeric::fit_exponential(xs, ys);
     const double span = f.x_max - f.x_min;
     const numeric::Interval rise{f.slope_ci.low * span, f.slope_ci.high * span};
     const double r = line.rung;
