@@ -346,15 +346,18 @@ def read_results(path):
 
 
 def verify(experiments=None, *, profile="quick", results="results", format="data",
-           catalogue=None, add=None):
+           constructions=True, catalogue=None, add=None):
     """Prediction against measurement for each claim of each experiment (``infoflow verify``).
 
-    format "data": one dict per experiment (experiment, title, profile, claim, claims, notes,
-    warnings, text, and latex: its booktabs claims table), each claim a dict of group,
-    predicted, measured, verdict ("agrees", "disagrees", "inconclusive"), why, cross_check.
-    format "text" or "latex": a list of str, one per experiment.
+    format "data": one dict per experiment (experiment, title, profile, claim, claims,
+    constructed, notes, warnings, text, and latex: its booktabs claims table), each claim a dict
+    of group, predicted, measured, verdict ("agrees", "disagrees", "inconclusive"), why,
+    cross_check, constructed (a line per construction of its efficient configurations) and
+    evidence (what the verdict rests on). constructions=False skips building them
+    (``--no-constructions``). format "text" or "latex": a list of str, one per experiment.
     """
     directory, added = _catalogue_args(catalogue, add)
     return _infoflow.verify(_paths_list(experiments, "experiments"), default_experiments(),
                             directory, added, _text(profile, "profile"),
-                            _path(results, "results"), _text(format, "format"))
+                            _path(results, "results"), _text(format, "format"),
+                            bool(constructions))

@@ -633,7 +633,8 @@ py::dict read_results(const std::string& file) {
 
 py::list verify(const std::vector<std::string>& experiments, const std::string& experiments_dir,
                 const std::string& directory, const std::vector<std::string>& added,
-                const std::string& profile, const std::string& results, const std::string& format) {
+                const std::string& profile, const std::string& results, const std::string& format,
+                bool constructions) {
   if (format != "data" && format != "text" && format != "latex")
     throw py::value_error("verify(): format must be 'data', 'text' or 'latex', got '" + format +
                           "'");
@@ -642,7 +643,8 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   py::list out;
-  for (const session::Verified& v : session::verify(specs, profile, results, engine)) {
+  for (const session::Verified& v :
+       session::verify(specs, profile, results, engine, constructions)) {
     if (format == "text") {
       out.append(report::verification_text(v.result));
     } else if (format == "latex") {
@@ -725,5 +727,5 @@ PYBIND11_MODULE(_infoflow, m) {
   m.def("read_results", &ip::read_results, py::arg("file"));
   m.def("verify", &ip::verify, py::arg("experiments"), py::arg("experiments_dir"),
         py::arg("directory"), py::arg("add"), py::arg("profile"), py::arg("results"),
-        py::arg("format"));
+        py::arg("format"), py::arg("constructions"));
 }

@@ -21,6 +21,9 @@ std::string verification_text(const ExperimentResult& r) {
         "  [{}] {}\n    predicted: {}\n    measured:  {}\n    status:    {}\n    why:       {}\n",
         to_text(c.verdict), c.group, c.prediction, c.measured, to_text(c.runs), c.why);
     if (!c.cross_check.empty()) out += "    BUT:       " + c.cross_check + "\n";
+    for (std::size_t i = 0; i < c.constructed.size(); ++i)
+      out += (i == 0 ? "    constructed: " : "                 ") + c.constructed[i] + "\n";
+    if (!c.evidence.empty()) out += "    rests on:  " + c.evidence + "\n";
   }
   if (!r.reported.empty()) {
     out += "  reported by the paper (" + r.reported_source +

@@ -28,13 +28,17 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
   const fs::path dir = INFOFLOW_EXPERIMENTS_DIR;
   long checked = 0;
   for (const fs::directory_entry& profile_dir : fs::directory_iterator(dir / "results")) {
-    // engine-quick holds the engine experiments' quick profile; the others are named as theirs.
+    // A folder is named as its profile, or GROUP-PROFILE: engine-quick holds the engine
+    // experiments' quick profile, mstar-quick that of the specs in experiments/mstar/.
     const std::string folder = profile_dir.path().filename().string();
-    const std::string profile = folder == "engine-quick" ? "quick" : folder;
+    const std::size_t dash = folder.rfind('-');
+    const std::string profile = dash == std::string::npos ? folder : folder.substr(dash + 1);
+    const fs::path group = dash == std::string::npos ? "" : folder.substr(0, dash);
+    const fs::path specs = fs::is_directory(dir / group) && !group.empty() ? dir / group : dir;
     for (const fs::directory_entry& file : fs::directory_iterator(profile_dir.path())) {
       if (file.path().extension() != ".jsonl") continue;
       const ex::ExperimentSpec spec =
-          ex::ExperimentSpec::load(dir / (file.path().stem().string() + ".toml"));
+          ex::ExperimentSpec::load(specs / (file.path().stem().string() + ".toml"));
       std::set<std::string> keys;
       for (const ex::RunConfig& r : spec.runs(profile)) keys.insert(r.key);
       std::ifstream in(file.path());

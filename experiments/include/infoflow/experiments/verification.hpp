@@ -112,6 +112,13 @@ struct Claim {
   std::string why;
   /// Where another profile's results (the shipped full ones) give another verdict: said so.
   std::string cross_check;
+  /// The group's configurations the engine calls efficient, built (add_constructions): a line
+  /// per construction, its NMSE beside training's median (those not built, a line per reason),
+  /// and the constructed slope where the claim fits one; empty when it has none.
+  std::vector<std::string> constructed;
+  /// What the verdict rests on: training alone (a lower bound: a construction cannot show that
+  /// no network exists), or training and, for existence, constructions.
+  std::string evidence;
   RunCounts runs;  ///< of the group, by status
   Need need = Need::kNothing;  ///< of an inconclusive claim: what would decide it
 };
@@ -133,6 +140,7 @@ struct Series {
   bool has_fit = false;
   numeric::PowerLawFit fit;
   std::optional<double> predicted_slope;  ///< where the claim predicts one (exponent claims)
+  bool constructed = false;  ///< constructions (one value each), not training's medians
 };
 
 /// A run, for the CSV: its labels, result and the engine's prediction.
@@ -187,6 +195,21 @@ struct PaperComparison {
   long converged = 0;      ///< of our runs
 };
 
+/// A configuration the engine calls efficient, its plan compiled into the weights of the runs'
+/// architecture at their FFN width and measured, beside training (add_constructions).
+struct ConstructedCell {
+  std::map<std::string, std::string> labels;  ///< the configuration's (no seed)
+  long tokens = 0;                            ///< T
+  bool built = false;
+  std::string failure;  ///< why not built
+  double nmse = 0;
+  long parameters = 0;  ///< M of the construction, as the theory counts it
+  long ffn_width = 0;
+  double trained_median = 0;  ///< best validation NMSE over the finished seeds (NaN: none)
+  long trained_parameters = 0;
+  long seeds = 0;
+};
+
 struct ExperimentResult {
   std::string name;
   std::string title;
@@ -211,6 +234,7 @@ struct ExperimentResult {
   /// The entry the spec confronts (set whenever there are confrontations), and the verdicts.
   std::optional<theorems::Entry> confronted;
   std::vector<Confrontation> confrontations;
+  std::vector<ConstructedCell> constructed;  ///< add_constructions
 };
 
 /// Joins the engine's predictions with the stored runs of `profile`.
