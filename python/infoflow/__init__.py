@@ -40,7 +40,7 @@ code_version = _infoflow.code_version
 
 __all__ = [
     "Error", "InputError", "symbols", "tasks", "catalogue", "parse_rate", "compare", "check",
-    "table", "derive", "plan", "construct", "train", "run_settings", "sweep", "merge",
+    "table", "derive", "plan", "construct", "construct_sweep", "train", "run_settings", "sweep", "merge",
     "read_results", "verify", "latex_document", "default_catalogue", "default_experiments",
 ]
 
@@ -241,6 +241,29 @@ def construct(target, *, heads, E=16, head_dim=0, set=None, d=None, pe=None, nam
     directory, added = _catalogue_args(catalogue, add)
     return _infoflow.construct(_path(target, "target"), directory, added,
                                _text(format, "format"), options)
+
+
+def construct_sweep(target, *, heads, betas=None, widths=None, Ts=None, E=16, head_dim=0,
+                    set=None, d=None, pe=None, name=None, beta=None, ffn_width=None, samples=None,
+                    seed=None, task_seed=None, catalogue=None, add=None):
+    """Every combination of ``betas``, ``widths`` and ``Ts`` built and measured (``infoflow
+    construct --sweep``; docs/constructions.md). Returns a dict: ``points``, a pandas DataFrame
+    with one row a construction (beta, ffn_width, T, built, nmse, parameters, knots, failure);
+    ``fit``, the slope of log NMSE against log M (one T) or log T (one beta and width) with its
+    bootstrap interval, or None; and ``no_fit``, why there is none.
+    """
+    import pandas as pd
+
+    options = dict(heads=heads, E=E, head_dim=head_dim, set=set, d=d, pe=pe, name=name,
+                   beta=beta, ffn_width=ffn_width, samples=samples, seed=seed,
+                   task_seed=task_seed, betas=betas, widths=widths, Ts=Ts)
+    directory, added = _catalogue_args(catalogue, add)
+    data = _infoflow.construct_sweep(_path(target, "target"), directory, added, options)
+    columns = ["beta", "ffn_width", "T", "built", "nmse", "parameters", "knots", "failure"]
+    rows = [[p["beta"], p["ffn_width"], p["architecture"]["T"], p["built"], p["nmse"],
+             p["parameters"], p["knots"], p["failure"]] for p in data["points"]]
+    data["points"] = pd.DataFrame(rows, columns=columns)
+    return data
 
 
 def train(task=None, *, formula=None, target=None, **options):

@@ -129,6 +129,21 @@ class Options {
       return py::str(py::module_::import("os").attr("fspath")(*v)).cast<std::string>();
     fail(key, "a str", *v);
   }
+  /// A list or tuple of numbers (ints where `whole`); empty when not given.
+  std::vector<double> numbers(const std::string& key, bool whole) {
+    const py::object* v = take(key);
+    std::vector<double> out;
+    if (v == nullptr) return out;
+    const char* what = whole ? "a list of int" : "a list of numbers";
+    if (!(py::isinstance<py::list>(*v) || py::isinstance<py::tuple>(*v))) fail(key, what, *v);
+    for (const py::handle e : *v) {
+      const bool number = whole ? py::isinstance<py::int_>(e)
+                                : py::isinstance<py::int_>(e) || py::isinstance<py::float_>(e);
+      if (py::isinstance<py::bool_>(e) || !number) fail(key, what, *v);
+      out.push_back(e.cast<double>());
+    }
+    return out;
+  }
   /// Heads per layer: a list or tuple of ints, an int (one layer) or "2,2".
   std::optional<std::vector<long>> heads(const std::string& key) {
     const py::object* v = take(key);
@@ -412,18 +427,24 @@ py::object plan(const std::string& source, const std::string& directory,
   return to_py(session::planned_data(p));
 }
 
-py::object construct(const std::string& source, const std::string& directory,
-                     const std::vector<std::string>& added, const std::string& format,
-                     const py::dict& kwargs) {
-  Options o(kwargs, "construct");
-  const session::TargetRequest t = target_request(source, o);
-  const session::ArchitectureRequest arch = architecture_request(o);
+/// construct()'s and construct_sweep()'s options, as the command's.
+construct::ConstructOptions construct_options(Options& o) {
   construct::ConstructOptions options;
   options.beta = o.real("beta", options.beta);
   options.ffn_width = o.integer("ffn_width", options.ffn_width);
   options.samples = o.integer("samples", options.samples);
   options.seed = o.seed("seed", options.seed);
   options.task_seed = o.seed("task_seed", options.task_seed);
+  return options;
+}
+
+py::object construct(const std::string& source, const std::string& directory,
+                     const std::vector<std::string>& added, const std::string& format,
+                     const py::dict& kwargs) {
+  Options o(kwargs, "construct");
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
+  const construct::ConstructOptions options = construct_options(o);
   o.finish();
   if (format != "data" && format != "text" && format != "json")
     throw py::value_error("construct(): format must be 'data', 'text' or 'json', got '" + format +
@@ -439,6 +460,29 @@ py::object construct(const std::string& source, const std::string& directory,
   if (format == "text") return py::str(session::construction_text(c, options));
   if (format == "json") return py::str(session::construction_json(c, options).dump(2) + "\n");
   return to_py(session::construction_json(c, options));
+}
+
+/// `construct --sweep --format json` as a dict: points, fit, no_fit.
+py::object construct_sweep(const std::string& source, const std::string& directory,
+                           const std::vector<std::string>& added, const py::dict& kwargs) {
+  Options o(kwargs, "construct_sweep");
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
+  const construct::ConstructOptions options = construct_options(o);
+  session::ConstructionSweep sweep;
+  sweep.betas = o.numbers("betas", false);
+  for (const double w : o.numbers("widths", true)) sweep.widths.push_back(static_cast<long>(w));
+  for (const double n : o.numbers("Ts", true)) sweep.lengths.push_back(static_cast<long>(n));
+  o.finish();
+  const targets::TargetSpec spec = session::construction_target(t);
+  const theorems::Catalogue catalogue = load_catalogue(directory, added);
+  theorems::Engine engine(catalogue);
+  session::ConstructionSweepResult r;
+  {
+    py::gil_scoped_release release;
+    r = session::construct_sweep(engine, spec, arch, options, sweep);
+  }
+  return to_py(session::sweep_json(r));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -718,6 +762,8 @@ PYBIND11_MODULE(_infoflow, m) {
         py::arg("format"), py::arg("options"));
   m.def("construct", &ip::construct, py::arg("source"), py::arg("directory"), py::arg("add"),
         py::arg("format"), py::arg("options"));
+  m.def("construct_sweep", &ip::construct_sweep, py::arg("source"), py::arg("directory"),
+        py::arg("add"), py::arg("options"));
   m.def("tasks", [] { return infoflow::numeric::task_names(); });
   m.def("train", &ip::train, py::arg("options"));
   m.def("run_settings", &ip::run_settings);
