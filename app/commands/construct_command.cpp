@@ -32,6 +32,9 @@ void add_construct(CLI::App& app, Context& ctx) {
   cmd->add_option("--ffn-width", options->ffn_width,
                   "hidden width W of every FFN and of the readout MLP")
       ->capture_default_str();
+  cmd->add_option("--readout-width", options->readout_width,
+                  "hidden width of the readout MLP (0: the FFN width)")
+      ->capture_default_str();
   cmd->add_option("--samples", options->samples, "fresh sequences the NMSE is measured on")
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "seed of the measured sequences")->capture_default_str();

@@ -14,6 +14,7 @@
 #include "infoflow/targets/target_file.hpp"
 
 #include "cells.hpp"
+#include "confront.hpp"
 #include "prediction.hpp"
 
 namespace infoflow::experiments {
@@ -51,7 +52,9 @@ ConstructedCell build(const RunConfig& run, theorems::Engine& engine,
   c.labels.erase("seed");
   c.tokens = run.task.tokens;
   c.ffn_width = run.model.ffn_width;
+  c.readout_width = run.model.readout_width;
   options.ffn_width = run.model.ffn_width;
+  options.readout_width = run.model.readout_width;
   options.task_seed = run.task.seed;
   const construct::Construction built =
       construct::construct(target_of(run), predict(run, engine), options);
@@ -109,8 +112,11 @@ std::string values_text(const std::vector<const ConstructedCell*>& cells,
 /// A built configuration in a claim's lines.
 std::string built_text(const ConstructedCell& c, const std::map<std::string, std::string>& group) {
   const std::string at = where(c, group);
-  std::string text = fmt::format("{}{}{} at M = {} (W = {})", at, at.empty() ? "" : ": ",
-                                 nmse_text(c.nmse), c.parameters, c.ffn_width);
+  std::string text = fmt::format("{}{}{} at M = {} (W = {}, readout {})", at,
+                                 at.empty() ? "" : ": ", nmse_text(c.nmse), c.parameters,
+                                 c.ffn_width, c.readout_width);
+  if (c.trained_parameters > 0 && c.trained_parameters != c.parameters)
+    text += fmt::format(", runs' M = {}", c.trained_parameters);
   if (std::isfinite(c.trained_median)) {
     text += fmt::format(", trained {} (median of {})", nmse_text(c.trained_median), c.seeds);
     if (c.nmse < c.trained_median)
@@ -177,6 +183,23 @@ void add_series(ExperimentResult& result) {
   }
 }
 
+/// A construction of an architecture the confronted entry calls not efficient, a decade or
+/// more below the reference R (the rule that measures training's median efficient).
+void mark_confrontations(ExperimentResult& result) {
+  for (Confrontation& row : result.confrontations) {
+    for (const ConstructedCell& c : result.constructed) {
+      const auto heads = c.labels.find("heads");
+      if (!c.built || heads == c.labels.end() || heads->second != row.architecture ||
+          labels_except(c.labels, {"heads", "heads_pattern", "L"}) != row.group)
+        continue;
+      row.constructed = c.nmse;
+      row.entry_contradicted_by_construction =
+          row.entry == Efficiency::kNotEfficient && std::isfinite(row.reference) &&
+          std::log10(row.reference / c.nmse) >= kEfficientDecades;
+    }
+  }
+}
+
 }  // namespace
 
 void add_constructions(ExperimentResult& result, theorems::Engine& engine,
@@ -207,6 +230,7 @@ void add_constructions(ExperimentResult& result, theorems::Engine& engine,
                                        : numeric::median_of(trained);
   }
   add_series(result);
+  mark_confrontations(result);
   const bool against_t = result.claim_kind == "growth_in_T";
   const bool against_m = result.claim_kind == "exponent";
   for (Claim& claim : result.claims) {

@@ -432,6 +432,7 @@ construct::ConstructOptions construct_options(Options& o) {
   construct::ConstructOptions options;
   options.beta = o.real("beta", options.beta);
   options.ffn_width = o.integer("ffn_width", options.ffn_width);
+  options.readout_width = o.integer("readout_width", options.readout_width);
   options.samples = o.integer("samples", options.samples);
   options.seed = o.seed("seed", options.seed);
   options.task_seed = o.seed("task_seed", options.task_seed);

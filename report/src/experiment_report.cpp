@@ -562,6 +562,9 @@ std::string confrontation_table_latex(const ExperimentResult& r) {
         if (c->entry_contradicted) mark = "\\textbf{" + mark + "}$^{*}$";
         if (c->engine_contradicted) mark += "$^{\\dagger}$";
         out += fmt::format(" & {:.1e} ({}/{}) {}", c->median, c->converged, c->seeds, mark);
+        if (std::isfinite(c->constructed))
+          out += fmt::format("; c {:.1e}{}", c->constructed,
+                             c->entry_contradicted_by_construction ? "$^{\\ddagger}$" : "");
         if (inconclusive) {
           const std::string& why = c->measured_reason;
           const std::string where = fmt::format("{} at T = {}", arch, t);
@@ -577,7 +580,10 @@ std::string confrontation_table_latex(const ExperimentResult& r) {
   out += "\\bottomrule\n\\end{longtable}\n}\n";
   out += "\\noindent Each cell: median best validation NMSE over the finished seeds (converged "
          "of finished), and the measured verdict: E efficient, N not efficient, ? inconclusive; "
-         "$^{*}$ in bold: the entry is contradicted; $^{\\dagger}$: the engine is.";
+         "$^{*}$ in bold: the entry is contradicted; $^{\\dagger}$: the engine is; c: the "
+         "construction's NMSE at the runs' size (docs/experiments.md, ``Constructed beside "
+         "trained''), $^{\\ddagger}$: the entry is contradicted by it (a decade or more below "
+         "the reference).";
   for (const long t : grid.empty_lengths) out += fmt::format(" No finished run at $T = {}$.", t);
   for (const auto& [why, cells] : reasons) {
     std::string list;

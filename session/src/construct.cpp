@@ -45,6 +45,7 @@ nlohmann::json construction_json(const construct::Construction& c,
   j["parameters_attention"] = c.counts.attention;
   j["beta"] = o.beta;
   j["ffn_width"] = o.ffn_width;
+  j["readout_width"] = c.config.readout_width;
   j["knots"] = c.knots;
   j["ffn_units"] = c.ffn_units;
   j["seed"] = o.seed;
@@ -73,9 +74,9 @@ std::string construction_text(const construct::Construction& c,
       "parameters: M = {} (encoder, FFNs and readout MLP, as the theory counts); attention {}; "
       "total {}\n",
       c.counts.theory(), c.counts.attention, c.counts.total);
-  out += fmt::format("beta {}, FFN width {} ({} units used at most, {} knots per interpolated "
-                     "function at least)\n",
-                     o.beta, o.ffn_width, c.ffn_units, c.knots);
+  out += fmt::format("beta {}, FFN width {}, readout width {} ({} units used at most, {} knots "
+                     "per interpolated function at least)\n",
+                     o.beta, o.ffn_width, c.config.readout_width, c.ffn_units, c.knots);
   out += "steps:\n";
   for (const std::string& s : c.steps) out += "  " + s + "\n";
   out += fmt::format("stream (E = {}):\n", c.config.embedding);

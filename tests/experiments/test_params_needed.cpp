@@ -159,6 +159,44 @@ BOOST_FIXTURE_TEST_CASE(flat_for_the_maximum_and_growing_for_the_second_agree, F
   BOOST_TEST(r.series[0].median.back() == r.series[0].median.front());
 }
 
+BOOST_FIXTURE_TEST_CASE(a_lower_bound_that_rises_less_than_a_rung_is_not_tested, Fixture) {
+  // At n = 16 the second largest's rate is eps^(3/17 - T/17): over T = 4..10 at NMSE 0.1 it
+  // predicts 6/17 * 0.5 = 0.18 decade of M*, within one rung of a doubling ladder (0.2 to 0.3):
+  // a flat M* does not contradict it, and is said to be unable to.
+  const ex::ExperimentSpec narrow = ex::ExperimentSpec::load(temp.write("narrow.toml", R"([experiment]
+name = "narrow"
+claim = "params_needed"
+task = "kth_max"
+arm = "ffn_width"
+[profile.quick]
+k = 2
+T = [4, 6, 8, 10]
+heads = "1"
+E = 16
+ffn_width = [16, 32, 64, 128, 256]
+seeds = [1, 2, 3]
+)"));
+  std::vector<ex::RunRecord> records;
+  for (const ex::RunConfig& r : narrow.runs("quick")) {
+    ex::RunRecord rec;
+    rec.key = r.key;
+    rec.experiment = r.experiment;
+    rec.labels = r.labels;
+    rec.status = nm::RunStatus::kConverged;
+    rec.best_validation_nmse = r.model.ffn_width >= 32 ? 0.01 : 0.6;
+    rec.curve = {{100, 1.0}, {200, rec.best_validation_nmse}};
+    rec.parameters = rec.parameters_theory = nm::ParameterLayout(r.model).count().theory();
+    records.push_back(rec);
+  }
+  const ex::ExperimentResult r = ex::verify(narrow, "quick", records, engine);
+  BOOST_TEST_REQUIRE(r.claims.size() == 1u);
+  BOOST_TEST(ex::to_text(r.claims[0].verdict) == "inconclusive");
+  BOOST_TEST(r.claims[0].measured.find("flat") == 0u, r.claims[0].measured);
+  BOOST_TEST(r.claims[0].why.find("the lower bound's rate predicts a rise of 0.18 decades of M* "
+                                  "over T = 4..10") == 0u,
+             r.claims[0].why);
+}
+
 BOOST_FIXTURE_TEST_CASE(the_opposite_curves_say_what_training_can_say, Fixture) {
   const ex::ExperimentResult r = verify(measure(spec, [](const ex::RunConfig& c) {
     return flat_and_growing(c) == 8 ? 4L << ((c.task.tokens - 4) / 2) : 8L;
@@ -204,10 +242,11 @@ BOOST_FIXTURE_TEST_CASE(
 }
 
 BOOST_AUTO_TEST_CASE(the_shipped_searches_are_one_per_configuration_and_seed) {
-  // experiments/mstar: k-th max, depth separation and triangle, every profile.
+  // experiments/mstar: k-th max, depth separation and triangle along FFN widths, k-th max and
+  // depth separation along E; every profile. Each line's rungs grow in M.
   const std::vector<ex::ExperimentSpec> specs =
       ex::load_specs({}, fs::path(INFOFLOW_EXPERIMENTS_DIR) / "mstar");
-  BOOST_TEST_REQUIRE(specs.size() == 3u);
+  BOOST_TEST_REQUIRE(specs.size() == 5u);
   for (const ex::ExperimentSpec& s : specs) {
     BOOST_TEST(s.claim == "params_needed");
     for (const std::string& profile : s.profiles) {
@@ -216,7 +255,10 @@ BOOST_AUTO_TEST_CASE(the_shipped_searches_are_one_per_configuration_and_seed) {
           ex::ladder_lines(runs, ex::ladder_key(s), s, profile);
       for (const ex::LadderLine& l : lines) {
         BOOST_TEST(l.rungs.size() * lines.size() == runs.size(), s.name << " " << profile);
-        BOOST_TEST(l.rungs.front()->model.ffn_width == 16);
+        for (std::size_t i = 1; i < l.rungs.size(); ++i)
+          BOOST_TEST(nm::ParameterLayout(l.rungs[i - 1]->model).count().theory() <
+                         nm::ParameterLayout(l.rungs[i]->model).count().theory(),
+                     s.name << " " << profile);
       }
     }
   }

@@ -490,6 +490,18 @@ BOOST_AUTO_TEST_CASE(a_confronted_conjecture_is_judged_architecture_by_architect
   // A low NMSE counts from unconverged runs too.
   BOOST_TEST(ex::measured_text(by["(1,2)"]) == "efficient");
 
+  // Built beside: (1,1), which the conjecture calls not efficient, is constructed decades below
+  // the reference (2)'s 0.2, so a construction contradicts the conjecture there; (2) has no
+  // plan to build.
+  ex::ExperimentResult built = r;
+  ex::add_constructions(built, engine);
+  std::map<std::string, ex::Confrontation> with;
+  for (const ex::Confrontation& c : built.confrontations) with[c.architecture] = c;
+  BOOST_TEST(with["(1,1)"].constructed < 1e-6);
+  BOOST_TEST(with["(1,1)"].entry_contradicted_by_construction);
+  BOOST_TEST(!std::isfinite(with["(2)"].constructed));
+  BOOST_TEST(!with["(3)"].entry_contradicted_by_construction);  // no claim to contradict
+
   // Everything at one level: nothing is efficient, (1,1) is "not efficient" and the engine is
   // the one contradicted, said so.
   const auto flat = measure(s, [](const ex::RunConfig&) { return 0.2; });

@@ -20,6 +20,7 @@
 #include "claims/slopes.hpp"
 #include "evidence.hpp"
 #include "ladder.hpp"
+#include "prediction.hpp"
 
 namespace infoflow::experiments {
 
@@ -53,6 +54,14 @@ struct Line {
 
 std::string seeds_text(std::size_t n) {
   return fmt::format("{} seed{}", n, n == 1 ? "" : "s");
+}
+
+/// The rise of log10 M* a lower bound M >= eps^-a(T) predicts over T = from..to at the accuracy
+/// (eps = sqrt(kAccuracy), relative to the target's spread); NaN where a is not a number.
+double predicted_rise(const theorems::Plan& plan, double from, double to) {
+  const double a_from = exponent_at(plan, static_cast<long>(from));
+  const double a_to = exponent_at(plan, static_cast<long>(to));
+  return (a_to - a_from) * std::log10(1 / std::sqrt(kAccuracy));
 }
 
 void judge_line(const std::string& name, const Line& line, ExperimentResult& out) {
@@ -119,7 +128,15 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
         : stays ? "flat"
                 : "inconclusive",
         f.slope * span, rise.low, rise.high, f.x_min, f.x_max, f.slope, r, claim.measured);
-    if (!grows && !stays) {
+    const double predicted = efficient ? 0 : predicted_rise(*line.plan, f.x_min, f.x_max);
+    if (!efficient && std::isfinite(predicted) && predicted <= r) {
+      // A lower bound whose own rate (floored, or with a small slope in T) rises by less than
+      // a rung over these T cannot be contradicted by a flat M*, nor supported by a rise.
+      claim.why = fmt::format(
+          "the lower bound's rate predicts a rise of {:.2f} decades of M* over T = {:g}..{:g} at "
+          "NMSE {:g}, within one rung ({:.2f}): this ladder and these T cannot test it",
+          predicted, f.x_min, f.x_max, kAccuracy, r);
+    } else if (!grows && !stays) {
       claim.why = fmt::format(
           "the rise's interval straddles a class boundary (one rung, {:.2f} decade)", r);
       claim.need = Need::kSeeds;

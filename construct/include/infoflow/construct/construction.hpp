@@ -26,7 +26,8 @@ namespace infoflow::construct {
 
 struct ConstructOptions {
   double beta = 1000;           ///< the attention scale: softmax near hardmax as beta grows
-  long ffn_width = 256;         ///< W, the hidden width of every FFN and of the readout MLP
+  long ffn_width = 256;         ///< W, the hidden width of every FFN
+  long readout_width = 0;       ///< the readout MLP's hidden width; 0: W
   std::uint64_t seed = 1;       ///< the measured inputs; calibration draws from seed + 1
   long samples = 4096;          ///< sequences measured
   long calibration = 4096;      ///< sequences the grids' ranges are read from (as many as measured)

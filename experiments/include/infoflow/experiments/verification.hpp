@@ -63,6 +63,7 @@
 /// Diverged runs count as missing in the statistics and are reported; runs without a result
 /// (sweep not finished) are reported too.
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -179,6 +180,13 @@ struct Confrontation {
   std::string measured_reason;       ///< why the measurement is inconclusive
   bool entry_contradicted = false;   ///< the entry's claim is the opposite of the measurement
   bool engine_contradicted = false;  ///< the engine's verdict is the opposite of it
+  /// R, the reference the measurement is judged against (NaN: none).
+  double reference = std::numeric_limits<double>::quiet_NaN();
+  /// The construction of the architecture (add_constructions; NaN: none built).
+  double constructed = std::numeric_limits<double>::quiet_NaN();
+  /// The entry calls it not efficient, yet its construction is at least a decade below R: a
+  /// network that the lower bound says needs more parameters exists at the runs' size.
+  bool entry_contradicted_by_construction = false;
 };
 /// The entry's claim in words: "not efficient", "efficient" or "no claim (why)".
 std::string entry_claim_text(const Confrontation& c);
@@ -205,6 +213,7 @@ struct ConstructedCell {
   double nmse = 0;
   long parameters = 0;  ///< M of the construction, as the theory counts it
   long ffn_width = 0;
+  long readout_width = 0;
   double trained_median = 0;  ///< best validation NMSE over the finished seeds (NaN: none)
   long trained_parameters = 0;
   long seeds = 0;
