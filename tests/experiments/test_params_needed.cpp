@@ -20,6 +20,7 @@
 
 #include "common/temp_dir.hpp"
 #include "ladder.hpp"
+#include "run_key.hpp"
 
 namespace ex = infoflow::experiments;
 namespace nm = infoflow::numeric;
@@ -295,6 +296,34 @@ BOOST_FIXTURE_TEST_CASE(a_budget_widens_the_ladder_of_searches_above_it, Fixture
                return row.labels.at("E") == "128";
              }) == 12);
   BOOST_CHECK_THROW((void)ex::wider(spec.runs("quick").front(), "lr"), infoflow::InputError);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_seed_beyond_the_profile_does_not_coarsen_the_ladder, Fixture) {
+  // A fourth seed of k = 1 recorded at E = 4 (fails) and 64 (passes) only, as a budget's search
+  // that went up from the middle could leave it: its M* is 64, but the ladder's resolution stays
+  // the profile's (doublings of E, about 0.3 decade), not the 4 -> 64 step of its record.
+  std::vector<ex::RunRecord> records = measure(spec, flat_and_growing);
+  for (const ex::RunConfig& r : spec.runs("quick")) {
+    if (r.task.rank != 1 || r.labels.at("seed") != "1" ||
+        (r.model.embedding != 4 && r.model.embedding != 64))
+      continue;
+    ex::RunConfig other = r;
+    other.labels["seed"] = "4";
+    other.training.seed = 4;
+    other.key = ex::run_key(other);
+    ex::RunRecord rec = measure(spec, flat_and_growing).front();
+    rec.key = other.key;
+    rec.labels = other.labels;
+    rec.best_validation_nmse = r.model.embedding == 64 ? 0.01 : 0.6;
+    rec.parameters = rec.parameters_theory = nm::ParameterLayout(other.model).count().theory();
+    records.push_back(rec);
+  }
+  const ex::ExperimentResult r = verify(records);
+  const ex::Claim& k1 = r.claims[0];
+  BOOST_TEST(k1.runs.planned > 36);  // the fourth seed's runs are counted
+  const std::size_t at = k1.measured.find("one rung ");
+  BOOST_TEST_REQUIRE(at != std::string::npos, k1.measured);
+  BOOST_TEST(std::stod(k1.measured.substr(at + 9)) < 0.35, k1.measured);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_ladder_needs_a_swept_arm, Fixture) {

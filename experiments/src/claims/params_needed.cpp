@@ -177,6 +177,10 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
   const std::set<std::string> along{key, "heads_pattern", "T", "seed"};
   std::map<std::string, Line> lines;
   std::vector<bool> keep(runs.size(), false);  // rows a search visited or needs next
+  // The ladder's resolution comes from the profile's own searches, which hold every rung: a
+  // search of a seed beyond the profile (added by --budget) holds only the rungs it recorded.
+  std::set<std::string> profile_keys;
+  for (const RunConfig& r : spec.runs(out.profile)) profile_keys.insert(r.key);
   for (const LadderLine& search : ladder_lines(runs, key, spec, out.profile)) {
     const auto row = [&](std::size_t rung) -> const RunRow& {
       return out.rows[row_of.at(search.rungs[rung])];
@@ -199,7 +203,7 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
       line.plan = cells.at(labels_except(cell_labels, {})).plan;
       line.labels = labels_without(first.labels, along);
     }
-    for (std::size_t i = 1; i < search.rungs.size(); ++i)
+    for (std::size_t i = 1; i < search.rungs.size() && profile_keys.count(first.key) > 0; ++i)
       line.rung = std::max(
           line.rung, std::log10(parameters(*search.rungs[i]) / parameters(*search.rungs[i - 1])));
     Point& p = line.points[static_cast<double>(first.task.tokens)];
