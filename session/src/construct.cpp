@@ -140,8 +140,9 @@ void fit_sweep(const ConstructionSweep& sweep, ConstructionSweepResult& r) {
     ys.push_back(p.at("nmse").get<double>());
   }
   if (std::set<double>(xs.begin(), xs.end()).size() < 3) {
-    r.no_fit = fmt::format("{} built points with distinct {}: a slope needs 3",
-                           std::set<double>(xs.begin(), xs.end()).size(), r.fit_against);
+    const std::size_t distinct = std::set<double>(xs.begin(), xs.end()).size();
+    r.no_fit = fmt::format("{} built point{} with distinct {}: a slope needs 3", distinct,
+                           distinct == 1 ? "" : "s", r.fit_against);
     r.fit_against.clear();
     return;
   }
