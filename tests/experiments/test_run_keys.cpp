@@ -9,10 +9,14 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/numeric/build.hpp"
 
 #include "common/temp_dir.hpp"
+#include "claims/claim_kind.hpp"
+#include "ladder.hpp"
+#include "recorded_runs.hpp"
 
 namespace ex = infoflow::experiments;
 namespace nm = infoflow::numeric;
@@ -39,8 +43,14 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
       if (file.path().extension() != ".jsonl") continue;
       const ex::ExperimentSpec spec =
           ex::ExperimentSpec::load(specs / (file.path().stem().string() + ".toml"));
+      // The profile's runs, and those a budget adds that verification counts: other seeds of
+      // its configurations, longer runs, rungs past a ladder's widest.
+      const ex::ResultStore store(file.path());
       std::set<std::string> keys;
-      for (const ex::RunConfig& r : spec.runs(profile)) keys.insert(r.key);
+      for (const ex::RunConfig& r :
+           ex::with_recorded_runs(spec.runs(profile), store.read(),
+                                  ex::searches_ladder(spec) ? ex::ladder_key(spec) : ""))
+        keys.insert(r.key);
       std::ifstream in(file.path());
       std::string line;
       while (std::getline(in, line)) {
