@@ -44,6 +44,7 @@ struct Common {
   std::vector<std::string> experiments;
   std::string profile = "quick";
   std::string results = "results";
+  bool constructions = true;
 
   void add(CLI::App* cmd) {
     cmd->add_option("experiments", experiments,
@@ -52,6 +53,10 @@ struct Common {
         ->capture_default_str();
     cmd->add_option("--results", results, "the folder of results files, NAME.jsonl each")
         ->capture_default_str();
+    cmd->add_flag("--constructions,!--no-constructions", constructions,
+                  "build the plans of the configurations the engine calls efficient, beside "
+                  "training (default; a few seconds for a quick profile, minutes for a full "
+                  "one)");
   }
 };
 
@@ -108,7 +113,8 @@ std::vector<experiments::ExperimentResult> verify_all(
     const theorems::Catalogue& catalogue) {
   theorems::Engine engine(catalogue);
   std::vector<experiments::ExperimentResult> out;
-  for (session::Verified& v : session::verify(specs, c.profile, c.results, engine)) {
+  for (session::Verified& v :
+       session::verify(specs, c.profile, c.results, engine, c.constructions)) {
     for (const std::string& w : v.warnings) std::cerr << "infoflow: warning: " << w << "\n";
     out.push_back(std::move(v.result));
   }

@@ -27,6 +27,8 @@ void ConstructOptions::validate() const {
   if (!(beta > 0) || !std::isfinite(beta)) throw InputError("--beta must be a positive number");
   if (ffn_width < 4 || ffn_width > 1 << 20)
     throw InputError("--ffn-width must be between 4 and 1048576");
+  if (readout_width != 0 && (readout_width < 4 || readout_width > 1 << 20))
+    throw InputError("--readout-width must be 0 (the FFN width) or between 4 and 1048576");
   if (samples < 16 || samples > 1 << 22) throw InputError("--samples must be between 16 and 4194304");
   if (calibration < 16 || calibration > 1 << 20)
     throw InputError("the calibration sequences must be between 16 and 1048576");
@@ -160,7 +162,7 @@ class Lowering {
     config.heads.assign(plan_.architecture.heads.begin(), plan_.architecture.heads.end());
     config.head_dim = plan_.architecture.head_dim;
     config.ffn_width = options_.ffn_width;
-    config.readout_width = options_.ffn_width;
+    config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
     config.activation = numeric::Activation::kRelu;
     // Learned positions: the constructor writes indicators and one-hot codes into the table.
     config.positional = plan_.architecture.positional ? numeric::PositionalEncoding::kLearned
@@ -1161,17 +1163,18 @@ class Lowering {
       }
       for (const detail::Ridge& ridge : r->ridges) ridges.push_back(Pending{&job, ridge});
     }
-    const long width = network_->config().ffn_width;
+    const long width =
+        readout_mlp ? network_->config().readout_width : network_->config().ffn_width;
     const long fixed = static_cast<long>(units.size()) + static_cast<long>(constants.size());
     long knots = 0;
     if (!ridges.empty()) {
       knots = (width - fixed) / static_cast<long>(ridges.size());
       if (knots < kFewestKnots) {
         throw Failure("width", fmt::format("{} needs {} interpolated functions and {} exact units: "
-                                           "W = {} leaves fewer than {} knots each (use --ffn-width "
-                                           ">= {})",
+                                           "width {} leaves fewer than {} knots each (use {} >= {})",
                                            readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1),
                                            ridges.size(), fixed, width, kFewestKnots,
+                                           readout_mlp && options_.readout_width > 0 ? "--readout-width" : "--ffn-width",
                                            fixed + kFewestKnots * static_cast<long>(ridges.size())));
       }
       fewest_knots_ = fewest_knots_ == 0 ? knots : std::min(fewest_knots_, knots);
@@ -1510,57 +1513,12 @@ class Lowering {
 
 }  // namespace
 
-Construction construct(const targets::TargetSpec& spec, const theorems::Target& target,
-                       const theorems::Plan& plan, const ConstructOptions& options) {
+Construction construct(const targets::TargetSpec& spec, const theorems::Plan& plan,
+                       const ConstructOptions& options) {
   options.validate();
-  (void)target;
   if (!plan.program) throw std::invalid_argument("construct(): a plan without its program");
   Lowering lowering(spec, plan, options);
   return lowering.run();
-}
-
-std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::uint64_t seed,
-                                  long resamples) {
-  std::vector<std::pair<double, double>> xy;
-  for (const SweepPoint& p : points) {
-    if (p.built && p.nmse > 0 && p.parameters > 0)
-      xy.emplace_back(std::log(static_cast<double>(p.parameters)), std::log(p.nmse));
-  }
-  if (xy.size() < 3) return std::nullopt;
-  auto fit = [](const std::vector<std::pair<double, double>>& v) {
-    double mx = 0;
-    double my = 0;
-    for (const auto& [x, y] : v) {
-      mx += x;
-      my += y;
-    }
-    mx /= static_cast<double>(v.size());
-    my /= static_cast<double>(v.size());
-    double sxy = 0;
-    double sxx = 0;
-    for (const auto& [x, y] : v) {
-      sxy += (x - mx) * (y - my);
-      sxx += (x - mx) * (x - mx);
-    }
-    return sxx > 0 ? std::optional<double>(sxy / sxx) : std::nullopt;
-  };
-  Slope s;
-  const std::optional<double> all = fit(xy);
-  if (!all) return std::nullopt;
-  s.slope = *all;
-  s.points = static_cast<long>(xy.size());
-  Rng rng(seed);
-  std::vector<double> slopes;
-  for (long r = 0; r < resamples; ++r) {
-    std::vector<std::pair<double, double>> draw;
-    for (std::size_t i = 0; i < xy.size(); ++i)
-      draw.push_back(xy[static_cast<std::size_t>(rng.uniform() * static_cast<double>(xy.size()))]);
-    if (const std::optional<double> slope = fit(draw)) slopes.push_back(*slope);  // one M drawn: none
-  }
-  std::sort(slopes.begin(), slopes.end());
-  s.low = slopes[static_cast<std::size_t>(0.025 * static_cast<double>(slopes.size()))];
-  s.high = slopes[static_cast<std::size_t>(0.975 * static_cast<double>(slopes.size() - 1))];
-  return s;
 }
 
 }  // namespace infoflow::construct

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/numeric/config.hpp"
 #include "infoflow/numeric/fit.hpp"
 
 #include "cells.hpp"
@@ -31,6 +32,24 @@ double median_seconds(const ExperimentResult& r, const Claim& c) {
       seconds.push_back(row.seconds);
   }
   return numeric::median_of(seconds);
+}
+
+/// The runs' estimated time: a step costs about as many operations as the model has parameters,
+/// so each run takes `per_run` times its parameters over the median of the claim's recorded runs.
+double scaled_seconds(const ExperimentResult& r, const Claim& c, double per_run,
+                      const std::vector<RunConfig>& runs) {
+  std::vector<double> recorded;
+  for (const RunRow& row : r.rows) {
+    if (row.status && in_group(row, c.group_labels) && row.parameters > 0)
+      recorded.push_back(static_cast<double>(row.parameters));
+  }
+  const double typical = numeric::median_of(recorded);
+  double seconds = 0;
+  for (const RunConfig& run : runs) {
+    const double size = static_cast<double>(numeric::ParameterLayout(run.model).count().total);
+    seconds += per_run * (std::isfinite(typical) ? size / typical : 1.0);
+  }
+  return seconds;
 }
 
 std::string about(double seconds) {
@@ -210,8 +229,9 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
       case Need::kWiderLadder:
         if (ladder) {
           q.runs = widened(profile, result, c, key, &q.expected_runs);
-          // A wider rung takes longer: about three times a run so far.
-          q.seconds = 3 * per_run * static_cast<double>(q.expected_runs);
+          // A wider rung takes longer, in proportion to its parameters; every rung past the
+          // widest is counted, as the search may need each.
+          q.seconds = scaled_seconds(result, c, per_run, q.runs);
           q.text = q.expected_runs == 0
                        ? fmt::format("a wider ladder than {} times the profile's widest {}",
                                      1 << kMaxWidenings, key)

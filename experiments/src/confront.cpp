@@ -22,7 +22,6 @@ struct Said {
   std::string reason;
 };
 
-constexpr double kEfficientDecades = 1.0;  // measured efficient: this far below the reference
 
 bool holds(const GiNaC::ex& value, symbolic::RelOp op) {
   const GiNaC::numeric v = GiNaC::ex_to<GiNaC::numeric>(value);
@@ -103,6 +102,7 @@ std::vector<Confrontation> confront(const theorems::Entry& entry, const Cells& c
       row.converged = static_cast<long>(c->converged_count());
       row.median = c->finished() > 0 ? numeric::median_of(c->nmse)
                                      : std::numeric_limits<double>::quiet_NaN();
+      if (std::isfinite(reference)) row.reference = reference;
       if (c->finished() < kMinSeeds) {
         row.measured_reason = fmt::format("{} finished seed{} (3 needed)", c->finished(),
                                           c->finished() == 1 ? "" : "s");

@@ -13,6 +13,9 @@
 
 namespace infoflow::experiments {
 
+/// Measured efficient: the median this many decades below the reference R, or more.
+inline constexpr double kEfficientDecades = 1.0;
+
 /// Every architecture of the cells beside the engine, the entry and the measurement.
 std::vector<Confrontation> confront(const theorems::Entry& entry, const Cells& cells);
 

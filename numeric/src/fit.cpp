@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -78,36 +80,31 @@ Interval interval_of(const std::vector<double>& values) {
   return {percentile(values, 0.025), percentile(values, 0.975)};
 }
 
-}  // namespace
-
-double median_of(std::vector<double> values) {
-  values = usable(values);
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return percentile(values, 0.5);
+/// log10 of each group's median.
+std::vector<double> log_medians(const std::vector<std::vector<double>>& groups) {
+  std::vector<double> out;
+  for (const std::vector<double>& g : groups) out.push_back(std::log10(percentile(g, 0.5)));
+  return out;
 }
 
-PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::vector<double>>& ys,
-                          std::uint64_t seed, int resamples) {
-  std::vector<double> lx;
-  std::vector<std::vector<double>> groups;
-  PowerLawFit f;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    std::vector<double> g = usable(ys[i]);
-    if (g.empty() || !(xs[i] > 0)) continue;
-    lx.push_back(std::log10(xs[i]));
-    f.seeds = std::max(f.seeds, g.size());
-    groups.push_back(std::move(g));
+/// The 95 % interval of the least-squares slope of the log medians on x, from a bootstrap that
+/// resamples the seeds within each group.
+Interval bootstrap_slope(const std::vector<double>& x, const std::vector<std::vector<double>>& groups,
+                         std::uint64_t seed, int resamples) {
+  Rng rng(seed);
+  std::vector<double> slopes;
+  std::vector<std::vector<double>> resampled;
+  for (int b = 0; b < resamples; ++b) {
+    resample_seeds(groups, rng, resampled);
+    slopes.push_back(least_squares(x, log_medians(resampled)).slope);
   }
-  if (std::adjacent_find(lx.begin(), lx.end(), std::not_equal_to<>()) == lx.end()) {
-    throw std::invalid_argument("fit_power_law(): needs measurements at two distinct x at least");
-  }
-  auto medians = [&](const std::vector<std::vector<double>>& gs) {
-    std::vector<double> m;
-    for (const auto& g : gs) m.push_back(std::log10(percentile(g, 0.5)));
-    return m;
-  };
-  const std::vector<double> ly = medians(groups);
+  return interval_of(slopes);
+}
+
+/// The least-squares line through (log10 x, log10 y), with its Theil-Sen slope; no interval.
+PowerLawFit log_log_line(const std::vector<double>& lx, const std::vector<double>& ly) {
   const Line line = least_squares(lx, ly);
+  PowerLawFit f;
   f.slope = line.slope;
   f.intercept = line.intercept;
   f.slope_se = line.se;
@@ -121,14 +118,92 @@ PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::
     }
   }
   f.robust_slope = percentile(pairwise, 0.5);
+  return f;
+}
+
+}  // namespace
+
+double median_of(std::vector<double> values) {
+  values = usable(values);
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return percentile(values, 0.5);
+}
+
+PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::vector<double>>& ys,
+                          std::uint64_t seed, int resamples) {
+  std::vector<double> lx;
+  std::vector<std::vector<double>> groups;
+  std::size_t seeds = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    std::vector<double> g = usable(ys[i]);
+    if (g.empty() || !(xs[i] > 0)) continue;
+    lx.push_back(std::log10(xs[i]));
+    seeds = std::max(seeds, g.size());
+    groups.push_back(std::move(g));
+  }
+  if (std::adjacent_find(lx.begin(), lx.end(), std::not_equal_to<>()) == lx.end()) {
+    throw std::invalid_argument("fit_power_law(): needs measurements at two distinct x at least");
+  }
+  PowerLawFit f = log_log_line(lx, log_medians(groups));
+  f.seeds = seeds;
+  f.slope_ci = bootstrap_slope(lx, groups, seed, resamples);
+  return f;
+}
+
+PowerLawFit fit_power_law_over_points(const std::vector<double>& xs, const std::vector<double>& ys,
+                                      std::uint64_t seed, int resamples) {
+  std::vector<double> lx;
+  std::vector<double> ly;
+  for (std::size_t i = 0; i < xs.size() && i < ys.size(); ++i) {
+    if (!(xs[i] > 0) || !std::isfinite(xs[i]) || !(ys[i] > 0) || !std::isfinite(ys[i])) continue;
+    lx.push_back(std::log10(xs[i]));
+    ly.push_back(std::log10(ys[i]));
+  }
+  if (std::set<double>(lx.begin(), lx.end()).size() < 3) {
+    throw std::invalid_argument(
+        "fit_power_law_over_points(): needs measurements at three distinct x at least");
+  }
+  PowerLawFit f = log_log_line(lx, ly);
+  f.seeds = 1;
   Rng rng(seed);
   std::vector<double> slopes;
-  std::vector<std::vector<double>> resampled;
+  std::vector<double> dx(lx.size());
+  std::vector<double> dy(ly.size());
   for (int b = 0; b < resamples; ++b) {
-    resample_seeds(groups, rng, resampled);
-    slopes.push_back(least_squares(lx, medians(resampled)).slope);
+    for (std::size_t i = 0; i < lx.size(); ++i) {
+      const auto j = static_cast<std::size_t>(rng.next() % lx.size());
+      dx[i] = lx[j];
+      dy[i] = ly[j];
+    }
+    if (std::adjacent_find(dx.begin(), dx.end(), std::not_equal_to<>()) == dx.end()) continue;
+    slopes.push_back(least_squares(dx, dy).slope);
   }
   f.slope_ci = interval_of(slopes);
+  return f;
+}
+
+ExponentialFit fit_exponential(const std::vector<double>& xs,
+                               const std::vector<std::vector<double>>& ys, std::uint64_t seed,
+                               int resamples) {
+  std::vector<double> x;
+  std::vector<std::vector<double>> groups;
+  for (std::size_t i = 0; i < xs.size() && i < ys.size(); ++i) {
+    std::vector<double> g = usable(ys[i]);
+    if (g.empty() || !std::isfinite(xs[i])) continue;
+    x.push_back(xs[i]);
+    groups.push_back(std::move(g));
+  }
+  if (std::adjacent_find(x.begin(), x.end(), std::not_equal_to<>()) == x.end()) {
+    throw std::invalid_argument("fit_exponential(): needs measurements at two distinct x at least");
+  }
+  const Line line = least_squares(x, log_medians(groups));
+  ExponentialFit f;
+  f.slope = line.slope;
+  f.intercept = line.intercept;
+  f.points = x.size();
+  f.x_min = *std::min_element(x.begin(), x.end());
+  f.x_max = *std::max_element(x.begin(), x.end());
+  f.slope_ci = bootstrap_slope(x, groups, seed, resamples);
   return f;
 }
 

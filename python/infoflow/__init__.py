@@ -40,8 +40,8 @@ code_version = _infoflow.code_version
 
 __all__ = [
     "Error", "InputError", "symbols", "tasks", "catalogue", "parse_rate", "compare", "check",
-    "table", "derive", "plan", "train", "run_settings", "sweep", "merge", "read_results",
-    "verify", "latex_document", "default_catalogue", "default_experiments",
+    "table", "derive", "plan", "construct", "construct_sweep", "train", "run_settings", "sweep", "merge",
+    "read_results", "verify", "latex_document", "default_catalogue", "default_experiments",
 ]
 
 
@@ -223,6 +223,50 @@ def plan(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, nam
                           options)
 
 
+def construct(target, *, heads, E=16, head_dim=0, set=None, d=None, pe=None, name=None,
+              beta=None, ffn_width=None, readout_width=None, samples=None, seed=None,
+              task_seed=None, format="data", catalogue=None, add=None):
+    """The engine's plan compiled into the weights of its architecture and measured on fresh
+    inputs, no training (``infoflow construct``; docs/constructions.md). The GIL is released
+    while it builds.
+
+    Target and architecture as for :func:`derive` (heads required); beta (the attention
+    scale), ffn_width, readout_width, samples, seed and task_seed as the command's options, with
+    its defaults.
+    format "data": the dict of ``construct --format json`` (built, failure, nmse, parameters,
+    stream, ...); "text" or "json": the command's output.
+    """
+    options = dict(heads=heads, E=E, head_dim=head_dim, set=set, d=d, pe=pe, name=name,
+                   beta=beta, ffn_width=ffn_width, readout_width=readout_width, samples=samples,
+                   seed=seed, task_seed=task_seed)
+    directory, added = _catalogue_args(catalogue, add)
+    return _infoflow.construct(_path(target, "target"), directory, added,
+                               _text(format, "format"), options)
+
+
+def construct_sweep(target, *, heads, betas=None, widths=None, Ts=None, E=16, head_dim=0,
+                    set=None, d=None, pe=None, name=None, beta=None, ffn_width=None, samples=None,
+                    seed=None, task_seed=None, catalogue=None, add=None):
+    """Every combination of ``betas``, ``widths`` and ``Ts`` built and measured (``infoflow
+    construct --sweep``; docs/constructions.md). Returns a dict: ``points``, a pandas DataFrame
+    with one row a construction (beta, ffn_width, T, built, nmse, parameters, knots, failure);
+    ``fit``, the slope of log NMSE against log M (one T) or log T (one beta and width) with its
+    bootstrap interval, or None; and ``no_fit``, why there is none.
+    """
+    import pandas as pd
+
+    options = dict(heads=heads, E=E, head_dim=head_dim, set=set, d=d, pe=pe, name=name,
+                   beta=beta, ffn_width=ffn_width, samples=samples, seed=seed,
+                   task_seed=task_seed, betas=betas, widths=widths, Ts=Ts)
+    directory, added = _catalogue_args(catalogue, add)
+    data = _infoflow.construct_sweep(_path(target, "target"), directory, added, options)
+    columns = ["beta", "ffn_width", "T", "built", "nmse", "parameters", "knots", "failure"]
+    rows = [[p["beta"], p["ffn_width"], p["architecture"]["T"], p["built"], p["nmse"],
+             p["parameters"], p["knots"], p["failure"]] for p in data["points"]]
+    data["points"] = pd.DataFrame(rows, columns=columns)
+    return data
+
+
 def train(task=None, *, formula=None, target=None, **options):
     """Train one Transformer (``infoflow train``); the GIL is released while it runs and Ctrl-C
     stops it (KeyboardInterrupt).
@@ -326,15 +370,18 @@ def read_results(path):
 
 
 def verify(experiments=None, *, profile="quick", results="results", format="data",
-           catalogue=None, add=None):
+           constructions=True, catalogue=None, add=None):
     """Prediction against measurement for each claim of each experiment (``infoflow verify``).
 
-    format "data": one dict per experiment (experiment, title, profile, claim, claims, notes,
-    warnings, text, and latex: its booktabs claims table), each claim a dict of group,
-    predicted, measured, verdict ("agrees", "disagrees", "inconclusive"), why, cross_check.
-    format "text" or "latex": a list of str, one per experiment.
+    format "data": one dict per experiment (experiment, title, profile, claim, claims,
+    constructed, notes, warnings, text, and latex: its booktabs claims table), each claim a dict
+    of group, predicted, measured, verdict ("agrees", "disagrees", "inconclusive"), why,
+    cross_check, constructed (a line per construction of its efficient configurations) and
+    evidence (what the verdict rests on). constructions=False skips building them
+    (``--no-constructions``). format "text" or "latex": a list of str, one per experiment.
     """
     directory, added = _catalogue_args(catalogue, add)
     return _infoflow.verify(_paths_list(experiments, "experiments"), default_experiments(),
                             directory, added, _text(profile, "profile"),
-                            _path(results, "results"), _text(format, "format"))
+                            _path(results, "results"), _text(format, "format"),
+                            bool(constructions))

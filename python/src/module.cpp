@@ -102,6 +102,11 @@ class Options {
                                         py::repr(*v).cast<std::string>()));
     }
   }
+  std::uint64_t seed(const std::string& key, std::uint64_t fallback) {
+    const long v = integer(key, static_cast<long>(fallback));
+    if (v < 0) throw py::value_error(fmt::format("{}(): {} must be >= 0", call_, key));
+    return static_cast<std::uint64_t>(v);
+  }
   double real(const std::string& key, double fallback) {
     const py::object* v = take(key);
     if (v == nullptr) return fallback;
@@ -123,6 +128,21 @@ class Options {
     if (py::isinstance(*v, py::module_::import("os").attr("PathLike")))
       return py::str(py::module_::import("os").attr("fspath")(*v)).cast<std::string>();
     fail(key, "a str", *v);
+  }
+  /// A list or tuple of numbers (ints where `whole`); empty when not given.
+  std::vector<double> numbers(const std::string& key, bool whole) {
+    const py::object* v = take(key);
+    std::vector<double> out;
+    if (v == nullptr) return out;
+    const char* what = whole ? "a list of int" : "a list of numbers";
+    if (!(py::isinstance<py::list>(*v) || py::isinstance<py::tuple>(*v))) fail(key, what, *v);
+    for (const py::handle e : *v) {
+      const bool number = whole ? py::isinstance<py::int_>(e)
+                                : py::isinstance<py::int_>(e) || py::isinstance<py::float_>(e);
+      if (py::isinstance<py::bool_>(e) || !number) fail(key, what, *v);
+      out.push_back(e.cast<double>());
+    }
+    return out;
   }
   /// Heads per layer: a list or tuple of ints, an int (one layer) or "2,2".
   std::optional<std::vector<long>> heads(const std::string& key) {
@@ -407,6 +427,65 @@ py::object plan(const std::string& source, const std::string& directory,
   return to_py(session::planned_data(p));
 }
 
+/// construct()'s and construct_sweep()'s options, as the command's.
+construct::ConstructOptions construct_options(Options& o) {
+  construct::ConstructOptions options;
+  options.beta = o.real("beta", options.beta);
+  options.ffn_width = o.integer("ffn_width", options.ffn_width);
+  options.readout_width = o.integer("readout_width", options.readout_width);
+  options.samples = o.integer("samples", options.samples);
+  options.seed = o.seed("seed", options.seed);
+  options.task_seed = o.seed("task_seed", options.task_seed);
+  return options;
+}
+
+py::object construct(const std::string& source, const std::string& directory,
+                     const std::vector<std::string>& added, const std::string& format,
+                     const py::dict& kwargs) {
+  Options o(kwargs, "construct");
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
+  const construct::ConstructOptions options = construct_options(o);
+  o.finish();
+  if (format != "data" && format != "text" && format != "json")
+    throw py::value_error("construct(): format must be 'data', 'text' or 'json', got '" + format +
+                          "'");
+  const targets::TargetSpec spec = session::construction_target(t);
+  const theorems::Catalogue catalogue = load_catalogue(directory, added);
+  theorems::Engine engine(catalogue);
+  construct::Construction c;
+  {
+    py::gil_scoped_release release;
+    c = session::construct(engine, spec, arch, options);
+  }
+  if (format == "text") return py::str(session::construction_text(c, options));
+  if (format == "json") return py::str(session::construction_json(c, options).dump(2) + "\n");
+  return to_py(session::construction_json(c, options));
+}
+
+/// `construct --sweep --format json` as a dict: points, fit, no_fit.
+py::object construct_sweep(const std::string& source, const std::string& directory,
+                           const std::vector<std::string>& added, const py::dict& kwargs) {
+  Options o(kwargs, "construct_sweep");
+  const session::TargetRequest t = target_request(source, o);
+  const session::ArchitectureRequest arch = architecture_request(o);
+  const construct::ConstructOptions options = construct_options(o);
+  session::ConstructionSweep sweep;
+  sweep.betas = o.numbers("betas", false);
+  for (const double w : o.numbers("widths", true)) sweep.widths.push_back(static_cast<long>(w));
+  for (const double n : o.numbers("Ts", true)) sweep.lengths.push_back(static_cast<long>(n));
+  o.finish();
+  const targets::TargetSpec spec = session::construction_target(t);
+  const theorems::Catalogue catalogue = load_catalogue(directory, added);
+  theorems::Engine engine(catalogue);
+  session::ConstructionSweepResult r;
+  {
+    py::gil_scoped_release release;
+    r = session::construct_sweep(engine, spec, arch, options, sweep);
+  }
+  return to_py(session::sweep_json(r));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Training (the command's train_command.cpp, over the same libraries)
 
@@ -599,7 +678,8 @@ py::dict read_results(const std::string& file) {
 
 py::list verify(const std::vector<std::string>& experiments, const std::string& experiments_dir,
                 const std::string& directory, const std::vector<std::string>& added,
-                const std::string& profile, const std::string& results, const std::string& format) {
+                const std::string& profile, const std::string& results, const std::string& format,
+                bool constructions) {
   if (format != "data" && format != "text" && format != "latex")
     throw py::value_error("verify(): format must be 'data', 'text' or 'latex', got '" + format +
                           "'");
@@ -608,7 +688,8 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   py::list out;
-  for (const session::Verified& v : session::verify(specs, profile, results, engine)) {
+  for (const session::Verified& v :
+       session::verify(specs, profile, results, engine, constructions)) {
     if (format == "text") {
       out.append(report::verification_text(v.result));
     } else if (format == "latex") {
@@ -680,6 +761,10 @@ PYBIND11_MODULE(_infoflow, m) {
         py::arg("format"), py::arg("options"));
   m.def("plan", &ip::plan, py::arg("source"), py::arg("directory"), py::arg("add"),
         py::arg("format"), py::arg("options"));
+  m.def("construct", &ip::construct, py::arg("source"), py::arg("directory"), py::arg("add"),
+        py::arg("format"), py::arg("options"));
+  m.def("construct_sweep", &ip::construct_sweep, py::arg("source"), py::arg("directory"),
+        py::arg("add"), py::arg("options"));
   m.def("tasks", [] { return infoflow::numeric::task_names(); });
   m.def("train", &ip::train, py::arg("options"));
   m.def("run_settings", &ip::run_settings);
@@ -689,5 +774,5 @@ PYBIND11_MODULE(_infoflow, m) {
   m.def("read_results", &ip::read_results, py::arg("file"));
   m.def("verify", &ip::verify, py::arg("experiments"), py::arg("experiments_dir"),
         py::arg("directory"), py::arg("add"), py::arg("profile"), py::arg("results"),
-        py::arg("format"));
+        py::arg("format"), py::arg("constructions"));
 }

@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 using experiments::Agreement;
 using experiments::Claim;
 using experiments::Confrontation;
+using experiments::ConstructedCell;
 using experiments::Efficiency;
 using experiments::ExperimentResult;
 using experiments::LearningCurve;
@@ -278,6 +279,14 @@ std::string figure_pgfplots(const ExperimentResult& r) {
     const Series& s = r.series[i];
     if (s.x.empty()) continue;
     const char* colour = kColours[i % 8];
+    if (s.constructed) {  // one value a point: no bars; dashed, crosses
+      out += fmt::format("\\addplot+[{}, dashed, mark=x, mark size=3pt] table[x=x, y=y] {{\nx y\n",
+                         colour);
+      for (std::size_t k = 0; k < s.x.size(); ++k)
+        out += fmt::format("{:g} {:.6e}\n", s.x[k], s.median[k]);
+      out += "};\n\\addlegendentry{" + latex_escape(s.name) + "}\n";
+      continue;
+    }
     out += fmt::format(
         "\\addplot+[{}, mark=*, error bars/.cd, y dir=both, y explicit] table[x=x, y=y, "
         "y error plus=ep, y error minus=em] {{\nx y ep em\n",
@@ -317,6 +326,12 @@ std::string figure_pgfplots(const ExperimentResult& r) {
   // each, in black: their colour is the series'.
   bool any_fit = false;
   bool any_predicted = false;
+  bool any_constructed = false;
+  for (const Series& s : r.series) any_constructed = any_constructed || s.constructed;
+  if (any_constructed) {
+    out += "\\addlegendimage{black, dashed, mark=x}\n\\addlegendentry{constructed (under "
+           "training: optimisation gap)}\n";
+  }
   for (const Series& s : r.series) {
     any_fit = any_fit || (s.has_fit && s.x.size() >= 2);
     any_predicted = any_predicted || (s.predicted_slope && s.x.size() >= 2);
@@ -333,6 +348,52 @@ std::string figure_pgfplots(const ExperimentResult& r) {
   return out;
 }
 
+/// A claim's constructions in its table cell: the built ones counted (their NMSE is in the
+/// table of constructions), the others with their reasons, and the constructed slope.
+std::string constructed_latex(const Claim& c) {
+  if (c.constructed.empty()) return "";
+  long built = 0;
+  std::vector<std::string> rest;
+  for (const std::string& line : c.constructed) {
+    if (line.find(" at M = ") != std::string::npos)
+      ++built;
+    else
+      rest.push_back(line);
+  }
+  if (built > 0)
+    rest.insert(rest.begin(), fmt::format("{} built (the table of constructions)", built));
+  return " \\textbf{Constructed:} " + prose_latex(sentence(fmt::format("{}", fmt::join(rest, "; "))));
+}
+
+std::string constructions_table_latex(const ExperimentResult& r) {
+  bool any = false;
+  for (const ConstructedCell& c : r.constructed) any = any || c.built;
+  if (!any) return "";
+  std::string out =
+      "\\noindent Constructions: the plan of each configuration the engine calls efficient, "
+      "compiled into the weights of the runs' architecture at their FFN width W and measured on "
+      "4,096 fresh sequences (docs/constructions.md). A construction shows that such a network "
+      "exists; below training's median, the difference is an optimisation gap.\n"
+      "\\begin{longtable}{>{\\raggedright\\arraybackslash}p{0.4\\textwidth}rrlll}\n"
+      "\\toprule\nConfiguration & M & W & constructed & trained (median) & gap \\\\\n"
+      "\\midrule\n\\endhead\n";
+  for (const ConstructedCell& c : r.constructed) {
+    if (!c.built) continue;
+    const bool trained = std::isfinite(c.trained_median);
+    std::vector<std::string> labels;
+    for (const auto& [k, v] : c.labels) labels.push_back(k + " = " + v);
+    out += fmt::format("{} & {} & {} & {:.2e} & {} & {} \\\\\n",
+                       latex_escape(fmt::format("{}", fmt::join(labels, ", "))), c.parameters,
+                       c.ffn_width, c.nmse,
+                       trained ? fmt::format("{:.2e} ({} seeds)", c.trained_median, c.seeds)
+                               : std::string("none"),
+                       trained && c.nmse < c.trained_median
+                           ? fmt::format("{:.1f} decades", std::log10(c.trained_median / c.nmse))
+                           : std::string("none"));
+  }
+  return out + "\\bottomrule\n\\end{longtable}\n";
+}
+
 std::string claims_table_latex(const ExperimentResult& r) {
   std::string out =
       "\\begin{longtable}{>{\\raggedright\\arraybackslash}p{0.13\\textwidth}"
@@ -341,13 +402,16 @@ std::string claims_table_latex(const ExperimentResult& r) {
       ">{\\raggedright\\arraybackslash}p{0.22\\textwidth}}\n"
       "\\toprule\nGroup & Predicted & Measured & Verdict, and why \\\\\n\\midrule\n\\endhead\n";
   for (const Claim& c : r.claims) {
-    out += fmt::format("{} & {} & {} ({}) & \\textbf{{{}}}: {}{} \\\\\n", prose_latex(c.group),
+    out += fmt::format("{} & {} & {} ({}){} & \\textbf{{{}}}: {}{}{} \\\\\n", prose_latex(c.group),
                        prose_latex(c.prediction), prose_latex(c.measured),
-                       prose_latex(to_text(c.runs)), to_text(c.verdict),
-                       prose_latex(c.cross_check.empty() ? c.why : sentence(c.why)),
+                       prose_latex(to_text(c.runs)),
+                       constructed_latex(c), to_text(c.verdict),
+                       prose_latex(c.cross_check.empty() && c.evidence.empty() ? c.why
+                                                                               : sentence(c.why)),
                        c.cross_check.empty()
                            ? ""
-                           : " \\textbf{But} " + prose_latex(sentence(c.cross_check)));
+                           : " \\textbf{But} " + prose_latex(sentence(c.cross_check)),
+                       c.evidence.empty() ? "" : " Rests on " + prose_latex(sentence(c.evidence)));
   }
   return out + "\\bottomrule\n\\end{longtable}\n";
 }
@@ -498,6 +562,9 @@ std::string confrontation_table_latex(const ExperimentResult& r) {
         if (c->entry_contradicted) mark = "\\textbf{" + mark + "}$^{*}$";
         if (c->engine_contradicted) mark += "$^{\\dagger}$";
         out += fmt::format(" & {:.1e} ({}/{}) {}", c->median, c->converged, c->seeds, mark);
+        if (std::isfinite(c->constructed))
+          out += fmt::format("; c {:.1e}{}", c->constructed,
+                             c->entry_contradicted_by_construction ? "$^{\\ddagger}$" : "");
         if (inconclusive) {
           const std::string& why = c->measured_reason;
           const std::string where = fmt::format("{} at T = {}", arch, t);
@@ -513,7 +580,10 @@ std::string confrontation_table_latex(const ExperimentResult& r) {
   out += "\\bottomrule\n\\end{longtable}\n}\n";
   out += "\\noindent Each cell: median best validation NMSE over the finished seeds (converged "
          "of finished), and the measured verdict: E efficient, N not efficient, ? inconclusive; "
-         "$^{*}$ in bold: the entry is contradicted; $^{\\dagger}$: the engine is.";
+         "$^{*}$ in bold: the entry is contradicted; $^{\\dagger}$: the engine is; c: the "
+         "construction's NMSE at the runs' size (docs/experiments.md, ``Constructed beside "
+         "trained''), $^{\\ddagger}$: the entry is contradicted by it (a decade or more below "
+         "the reference).";
   for (const long t : grid.empty_lengths) out += fmt::format(" No finished run at $T = {}$.", t);
   for (const auto& [why, cells] : reasons) {
     std::string list;
@@ -619,14 +689,15 @@ std::string results_csv(const std::vector<ExperimentResult>& results) {
 std::string claims_csv(const std::vector<ExperimentResult>& results) {
   std::string out =
       "experiment,profile,group,predicted,measured,verdict,why,cross_check,runs,converged,"
-      "budget_reached,diverged\n";
+      "budget_reached,diverged,constructed,evidence\n";
   for (const ExperimentResult& r : results) {
     for (const Claim& c : r.claims) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.name, r.profile,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.name, r.profile,
                          csv_field(c.group), csv_field(c.prediction), csv_field(c.measured),
                          to_text(c.verdict), csv_field(c.why), csv_field(c.cross_check),
                          c.runs.planned, c.runs.converged, c.runs.budget_reached,
-                         c.runs.diverged);
+                         c.runs.diverged, csv_field(fmt::format("{}", fmt::join(c.constructed, "; "))),
+                         csv_field(c.evidence));
     }
   }
   return out;
@@ -687,11 +758,12 @@ ReportFiles write_report(const fs::path& dir, const std::vector<ExperimentResult
     put("fig_" + r.name + ".tex", confronted ? confrontation_pgfplots(r) : figure_pgfplots(r));
     put("fig_" + r.name + "_standalone.tex",
         confronted ? figure_document(r.name, 17.2, 6.6 * static_cast<double>(panels) + 1.6)
-                   : figure_document(r.name, 11.6, 8.3));
+                   : figure_document(r.name, 14.5, 8.3));
     doc += "\\section{" + latex_escape(r.name) + ": " + prose_latex(r.title) + "}\\label{" +
            latex_label("sec", r.name) + "}\n";
     doc += "\\begin{center}\n\\input{fig_" + r.name + ".tex}\n\\end{center}\n";
     doc += claims_table_latex(r);
+    doc += constructions_table_latex(r);
     if (!r.reported.empty()) doc += reported_table_latex(r);
     if (confronted) {
       doc += "\\noindent Architecture by architecture, the engine's verdict, that of " +

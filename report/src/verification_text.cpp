@@ -1,5 +1,7 @@
 #include "infoflow/report/verification_text.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "infoflow/report/catalogue_report.hpp"
@@ -21,6 +23,9 @@ std::string verification_text(const ExperimentResult& r) {
         "  [{}] {}\n    predicted: {}\n    measured:  {}\n    status:    {}\n    why:       {}\n",
         to_text(c.verdict), c.group, c.prediction, c.measured, to_text(c.runs), c.why);
     if (!c.cross_check.empty()) out += "    BUT:       " + c.cross_check + "\n";
+    for (std::size_t i = 0; i < c.constructed.size(); ++i)
+      out += (i == 0 ? "    constructed: " : "                 ") + c.constructed[i] + "\n";
+    if (!c.evidence.empty()) out += "    rests on:  " + c.evidence + "\n";
   }
   if (!r.reported.empty()) {
     out += "  reported by the paper (" + r.reported_source +
@@ -34,17 +39,20 @@ std::string verification_text(const ExperimentResult& r) {
   }
   if (!r.confrontations.empty()) {
     out += "  architecture by architecture, against " + entry_statement_text(*r.confronted) + ":\n";
-    out += fmt::format("    {:<16} {:<9} {:<18} {:<16} {:>9} {:>5}  {}\n", "group", "heads",
-                       "engine", "entry", "median", "conv", "measured");
+    out += fmt::format("    {:<16} {:<9} {:<18} {:<16} {:>9} {:>5} {:>11}  {}\n", "group",
+                       "heads", "engine", "entry", "median", "conv", "constructed", "measured");
     for (const Confrontation& c : r.confrontations) {
       std::string mark;
       if (c.entry_contradicted) mark += "  <- entry contradicted";
       if (c.engine_contradicted) mark += "  <- ENGINE contradicted";
+      if (c.entry_contradicted_by_construction) mark += "  <- entry contradicted by a construction";
       out += fmt::format(
-          "    {:<16} {:<9} {:<18} {:<16} {:>9} {:>2}/{:<2}  {}{}\n", c.group, c.architecture,
-          c.engine,
+          "    {:<16} {:<9} {:<18} {:<16} {:>9} {:>2}/{:<2} {:>11}  {}{}\n", c.group,
+          c.architecture, c.engine,
           c.entry == Efficiency::kUndecided ? std::string("no claim") : entry_claim_text(c),
-          nmse_text(c.median), c.converged, c.seeds, measured_text(c), mark);
+          nmse_text(c.median), c.converged, c.seeds,
+          std::isfinite(c.constructed) ? nmse_text(c.constructed) : std::string("-"),
+          measured_text(c), mark);
     }
   }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";

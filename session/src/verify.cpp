@@ -1,5 +1,8 @@
 #include "infoflow/session/verify.hpp"
 
+#include <cmath>
+
+#include "infoflow/experiments/constructed.hpp"
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/results.hpp"
 
@@ -7,13 +10,14 @@ namespace infoflow::session {
 
 std::vector<Verified> verify(const std::vector<experiments::ExperimentSpec>& specs,
                              const std::string& profile, const std::filesystem::path& results,
-                             theorems::Engine& engine) {
+                             theorems::Engine& engine, bool constructions) {
   std::vector<Verified> out;
   for (const experiments::ExperimentSpec& s : specs) {
     const experiments::ResultStore store(results / (s.name + ".jsonl"));
     Verified v;
     const std::vector<experiments::RunRecord> records = store.read(&v.warnings);
     v.result = experiments::verify_in_context(s, profile, records, store.file(), engine);
+    if (constructions) experiments::add_constructions(v.result, engine);
     out.push_back(std::move(v));
   }
   return out;
@@ -29,14 +33,31 @@ nlohmann::json verification_json(const experiments::ExperimentResult& r) {
                       {"why", c.why},
                       {"need", experiments::to_text(c.need)},
                       {"cross_check", c.cross_check},
+                      {"constructed", c.constructed},
+                      {"evidence", c.evidence},
                       {"runs",
                        {{"planned", c.runs.planned},
                         {"converged", c.runs.converged},
                         {"budget_reached", c.runs.budget_reached},
                         {"diverged", c.runs.diverged}}}});
   }
-  return {{"experiment", r.name},  {"title", r.title}, {"profile", r.profile},
-          {"claim", r.claim_kind}, {"claims", claims}, {"notes", r.notes}};
+  nlohmann::json constructed = nlohmann::json::array();
+  for (const experiments::ConstructedCell& c : r.constructed) {
+    constructed.push_back(
+        {{"labels", c.labels},
+         {"built", c.built},
+         {"failure", c.failure},
+         {"nmse", c.built ? nlohmann::json(c.nmse) : nlohmann::json(nullptr)},
+         {"parameters", c.parameters},
+         {"ffn_width", c.ffn_width},
+         {"trained_median",
+          std::isfinite(c.trained_median) ? nlohmann::json(c.trained_median) : nlohmann::json(nullptr)},
+         {"trained_parameters", c.trained_parameters},
+         {"seeds", c.seeds}});
+  }
+  return {{"experiment", r.name},  {"title", r.title},   {"profile", r.profile},
+          {"claim", r.claim_kind}, {"claims", claims},   {"constructed", constructed},
+          {"notes", r.notes}};
 }
 
 }  // namespace infoflow::session

@@ -55,6 +55,43 @@ BOOST_AUTO_TEST_CASE(json_output_parses) {
   BOOST_TEST(list["entries"].size() == 10u);
 }
 
+BOOST_AUTO_TEST_CASE(a_construction_sweep_fits_along_what_it_varies) {
+  // Along T at one width the slope is against T; along widths at one T against M; varying both,
+  // none, with the reason. The maximum is exact at every T (NMSE below 1e-8).
+  const std::string f = "construct 'max(t) dot(a, x[t])' --heads 1 --samples 256 --sweep ";
+  const nlohmann::json along_t = nlohmann::json::parse(run(f + "--Ts 4,8,16 --format json").out);
+  BOOST_TEST_REQUIRE(along_t["points"].size() == 3u);
+  BOOST_TEST(along_t["fit"]["against"] == "T");
+  BOOST_TEST(along_t["fit"]["points"] == 3);
+  for (const nlohmann::json& p : along_t["points"]) BOOST_TEST(p["nmse"].get<double>() < 1e-8);
+  const nlohmann::json along_m =
+      nlohmann::json::parse(run(f + "--widths 16,32,64 --format json").out);
+  BOOST_TEST(along_m["fit"]["against"] == "M");
+  const Run both = run(f + "--Ts 4,8 --widths 16,32");
+  BOOST_TEST(both.code == 0);
+  BOOST_TEST(contains(both.out, "no slope: the sweep varies T together with beta or the width"));
+  const Run few = run(f + "--widths 16,32");
+  BOOST_TEST(contains(few.out, "no slope: 2 built points with distinct M: a slope needs 3"));
+}
+
+BOOST_AUTO_TEST_CASE(a_written_construction_prints_the_train_command_that_starts_from_it) {
+  const TempDir d;
+  const std::string file = (d.dir() / "c.ckpt").string();
+  const Run r = run("construct 'max(t) dot(a, x[t])' --heads 1 --pe learned --samples 256 "
+                    "--checkpoint " + file);
+  BOOST_TEST_REQUIRE(r.code == 0, r.out);
+  const std::size_t at = r.out.find("infoflow train ");
+  BOOST_TEST_REQUIRE(at != std::string::npos);
+  const std::size_t close = r.out.rfind(')', r.out.find('\n', at));  // "(train from it: ...)"
+  const std::string command = r.out.substr(at + 9, close - at - 9);
+  BOOST_TEST(contains(command, "--pe learned"));
+  const Run trained = run(command + " --steps 4 --lr 1e-7 --val-size 256");
+  BOOST_TEST_REQUIRE(trained.code == 0, trained.out);
+  std::smatch m;
+  BOOST_TEST_REQUIRE(std::regex_search(trained.out, m, std::regex("best validation NMSE ([0-9.e+-]+)")));
+  BOOST_TEST(std::stod(m[1].str()) < 1e-5);  // starts at the construction's accuracy
+}
+
 BOOST_AUTO_TEST_CASE(bad_catalogue_exits_two_and_writes_nothing) {
   TempCatalogue t;
   BOOST_TEST_REQUIRE(t.replace("infoflow.toml", "rate = \"eps^(-1)\"", "rate = \"eps^(-1.5)\""));

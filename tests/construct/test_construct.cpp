@@ -56,7 +56,7 @@ Built build(const std::string& formula, const std::vector<long>& heads, long tok
   spec.positional = positional;
   const th::Target target = th::to_target(spec);
   Built out{engine.plan(target, th::architecture_for(spec, embedding, head_dim, heads)), {}};
-  out.construction = cn::construct(spec, target, out.plan, options);
+  out.construction = cn::construct(spec, out.plan, options);
   return out;
 }
 
@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(a_plan_forced_onto_one_head_fewer_names_the_step_without_ro
   th::Plan plan = engine.plan(target, th::architecture_for(spec, 16, 4, {3}));
   BOOST_TEST_REQUIRE(th::to_text(plan.verdict) == "efficient");
   plan.architecture.heads = {2};
-  const cn::Construction c = cn::construct(spec, target, plan, quick());
+  const cn::Construction c = cn::construct(spec, plan, quick());
   BOOST_TEST(!c.built);
   BOOST_TEST(c.failed_in == "engine");
   BOOST_TEST(c.failure.find("layer 1, head 3 at the readout") != std::string::npos, c.failure);
@@ -213,26 +213,6 @@ BOOST_AUTO_TEST_CASE(constructions_without_interpolation_do_not_degrade_with_t) 
     }
   }
 }
-
-BOOST_AUTO_TEST_CASE(the_fitted_slope_of_an_exact_power_law_is_its_exponent) {
-  std::vector<cn::SweepPoint> points;
-  for (const long m : {100L, 200L, 400L, 800L}) {
-    cn::SweepPoint p;
-    p.built = true;
-    p.parameters = m;
-    p.nmse = 3.0 / (static_cast<double>(m) * static_cast<double>(m));  // M^-2
-    points.push_back(p);
-  }
-  const std::optional<cn::Slope> s = cn::fitted_slope(points, 1, 200);
-  BOOST_TEST_REQUIRE(s.has_value());
-  BOOST_TEST(s->slope == -2.0, boost::test_tools::tolerance(1e-9));
-  BOOST_TEST(s->low == -2.0, boost::test_tools::tolerance(1e-9));
-  BOOST_TEST(s->high == -2.0, boost::test_tools::tolerance(1e-9));
-  points.pop_back();
-  points.pop_back();
-  BOOST_TEST(!cn::fitted_slope(points, 1, 200).has_value());
-}
-
 
 /// `construct --checkpoint` writes what `train --checkpoint` starts from: the construction's
 /// accuracy at the first evaluation (float32, a learning rate too small to move it), and a

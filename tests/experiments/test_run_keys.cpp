@@ -9,10 +9,14 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/numeric/build.hpp"
 
 #include "common/temp_dir.hpp"
+#include "claims/claim_kind.hpp"
+#include "ladder.hpp"
+#include "recorded_runs.hpp"
 
 namespace ex = infoflow::experiments;
 namespace nm = infoflow::numeric;
@@ -28,15 +32,25 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
   const fs::path dir = INFOFLOW_EXPERIMENTS_DIR;
   long checked = 0;
   for (const fs::directory_entry& profile_dir : fs::directory_iterator(dir / "results")) {
-    // engine-quick holds the engine experiments' quick profile; the others are named as theirs.
+    // A folder is named as its profile, or GROUP-PROFILE: engine-quick holds the engine
+    // experiments' quick profile, mstar-quick that of the specs in experiments/mstar/.
     const std::string folder = profile_dir.path().filename().string();
-    const std::string profile = folder == "engine-quick" ? "quick" : folder;
+    const std::size_t dash = folder.rfind('-');
+    const std::string profile = dash == std::string::npos ? folder : folder.substr(dash + 1);
+    const fs::path group = dash == std::string::npos ? "" : folder.substr(0, dash);
+    const fs::path specs = fs::is_directory(dir / group) && !group.empty() ? dir / group : dir;
     for (const fs::directory_entry& file : fs::directory_iterator(profile_dir.path())) {
       if (file.path().extension() != ".jsonl") continue;
       const ex::ExperimentSpec spec =
-          ex::ExperimentSpec::load(dir / (file.path().stem().string() + ".toml"));
+          ex::ExperimentSpec::load(specs / (file.path().stem().string() + ".toml"));
+      // The profile's runs, and those a budget adds that verification counts: other seeds of
+      // its configurations, longer runs, rungs past a ladder's widest.
+      const ex::ResultStore store(file.path());
       std::set<std::string> keys;
-      for (const ex::RunConfig& r : spec.runs(profile)) keys.insert(r.key);
+      for (const ex::RunConfig& r :
+           ex::with_recorded_runs(spec.runs(profile), store.read(),
+                                  ex::searches_ladder(spec) ? ex::ladder_key(spec) : ""))
+        keys.insert(r.key);
       std::ifstream in(file.path());
       std::string line;
       while (std::getline(in, line)) {

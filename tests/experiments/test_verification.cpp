@@ -11,6 +11,7 @@
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/random.hpp"
+#include "infoflow/experiments/constructed.hpp"
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/verification.hpp"
@@ -489,6 +490,18 @@ BOOST_AUTO_TEST_CASE(a_confronted_conjecture_is_judged_architecture_by_architect
   // A low NMSE counts from unconverged runs too.
   BOOST_TEST(ex::measured_text(by["(1,2)"]) == "efficient");
 
+  // Built beside: (1,1), which the conjecture calls not efficient, is constructed decades below
+  // the reference (2)'s 0.2, so a construction contradicts the conjecture there; (2) has no
+  // plan to build.
+  ex::ExperimentResult built = r;
+  ex::add_constructions(built, engine);
+  std::map<std::string, ex::Confrontation> with;
+  for (const ex::Confrontation& c : built.confrontations) with[c.architecture] = c;
+  BOOST_TEST(with["(1,1)"].constructed < 1e-6);
+  BOOST_TEST(with["(1,1)"].entry_contradicted_by_construction);
+  BOOST_TEST(!std::isfinite(with["(2)"].constructed));
+  BOOST_TEST(!with["(3)"].entry_contradicted_by_construction);  // no claim to contradict
+
   // Everything at one level: nothing is efficient, (1,1) is "not efficient" and the engine is
   // the one contradicted, said so.
   const auto flat = measure(s, [](const ex::RunConfig&) { return 0.2; });
@@ -622,6 +635,66 @@ BOOST_AUTO_TEST_CASE(the_report_folder_holds_tables_figures_and_csv) {
   }
   BOOST_TEST(
       !fs::exists(dir / "out" / (".build-" + std::to_string(::getpid()))));  // scratch removed
+}
+
+BOOST_AUTO_TEST_CASE(efficient_configurations_are_built_beside_training_and_lower_bounds_are_not) {
+  th::Engine engine(catalogue);
+  const ex::ExperimentSpec s = spec("built", R"([experiment]
+name = "built"
+claim = "growth_in_T"
+task = "kth_max"
+[profile.quick]
+k = [1, 2]
+T = [4, 8, 16]
+heads = "1"
+E = 16
+ffn_width = 64
+seeds = [1, 2, 3]
+)");
+  ex::ExperimentResult r = ex::verify(
+      s, "quick", measure(s, [](const ex::RunConfig& c) { return c.task.rank == 1 ? 0.1 : 0.7; }),
+      engine);
+  ex::add_constructions(r, engine);
+  // k = 1 (the maximum) is efficient: one construction per T, each far below training's 0.1.
+  BOOST_TEST_REQUIRE(r.constructed.size() == 3u);
+  for (const ex::ConstructedCell& c : r.constructed) {
+    BOOST_TEST(c.labels.at("k") == "1");
+    BOOST_TEST_REQUIRE(c.built, c.failure);
+    BOOST_TEST(c.nmse < 1e-2);
+    BOOST_TEST(c.seeds == 3);
+    BOOST_TEST(c.trained_median == 0.1, boost::test_tools::tolerance(0.2));
+  }
+  for (const ex::Claim& c : r.claims) {
+    BOOST_TEST_CONTEXT(c.group) {
+      if (c.group_labels.count("k") == 0) continue;
+      if (c.group_labels.at("k") == "1") {
+        BOOST_TEST_REQUIRE(c.constructed.size() == 4u);  // three T and the slope against T
+        BOOST_TEST(c.constructed[0].find("T = 4: ") == 0u);
+        BOOST_TEST(c.constructed[0].find("optimisation gap") != std::string::npos);
+        BOOST_TEST(c.constructed[3].find("constructed slope of log NMSE against log T") == 0u);
+        BOOST_TEST(c.evidence.find("constructions show") != std::string::npos);
+      } else {
+        BOOST_TEST(c.constructed.empty());
+        BOOST_TEST(c.evidence.find("training alone") == 0u);
+      }
+    }
+  }
+  // Two layers on min(s != t) are efficient, but the mask needs positions the runs lack: one
+  // line names every T and the reason, and the verdict rests on training alone.
+  const ex::ExperimentSpec g = spec("growth", kGrowth);
+  ex::ExperimentResult refused =
+      ex::verify(g, "quick", measure(g, [](const ex::RunConfig&) { return 1e-3; }), engine);
+  ex::add_constructions(refused, engine);
+  BOOST_TEST(!refused.constructed.empty());
+  long lines = 0;
+  for (const ex::Claim& c : refused.claims) {
+    if (c.constructed.empty()) continue;
+    ++lines;
+    BOOST_TEST(c.constructed.size() == 1u);
+    BOOST_TEST(c.constructed[0].find("not built (constructor:") != std::string::npos);
+    BOOST_TEST(c.evidence.find("training alone: no construction") == 0u);
+  }
+  BOOST_TEST(lines >= 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -53,6 +53,43 @@ BOOST_AUTO_TEST_CASE(more_seeds_narrow_the_interval) {
   BOOST_TEST(many.slope_ci.high - many.slope_ci.low < 0.6 * (few.slope_ci.high - few.slope_ci.low));
 }
 
+BOOST_AUTO_TEST_CASE(an_exponential_is_fitted_on_log_y_against_x_with_an_interval) {
+  const std::vector<double> xs{4, 6, 8, 10};
+  std::vector<std::vector<double>> ys;
+  for (const double x : xs)
+    ys.push_back(
+        {std::pow(10.0, 0.1 * x), std::pow(10.0, 0.1 * x + 0.05), std::pow(10.0, 0.1 * x - 0.05)});
+  const nm::ExponentialFit f = nm::fit_exponential(xs, ys);
+  BOOST_TEST(f.slope == 0.1, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(f.slope_ci.contains(0.1));
+  BOOST_TEST(f.slope_ci.high - f.slope_ci.low < 0.05);
+  BOOST_TEST(f.x_min == 4.0);
+  BOOST_TEST(f.points == 4u);
+  BOOST_CHECK_THROW((void)nm::fit_exponential({4, 4}, {{1.0}, {2.0}}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(one_point_per_x_fits_an_exact_power_law_to_its_exponent) {
+  std::vector<double> xs;
+  std::vector<double> ys;
+  for (const double m : {100.0, 200.0, 400.0, 800.0}) {
+    xs.push_back(m);
+    ys.push_back(3.0 / (m * m));  // M^-2
+  }
+  const nm::PowerLawFit f = nm::fit_power_law_over_points(xs, ys, 1, 200);
+  BOOST_TEST(f.slope == -2.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(f.slope_ci.low == -2.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(f.slope_ci.high == -2.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(f.points == 4u);
+  // Off the line, the interval widens around the slope.
+  ys[1] *= 3;
+  const nm::PowerLawFit noisy = nm::fit_power_law_over_points(xs, ys, 1, 200);
+  BOOST_TEST(noisy.slope_ci.low < noisy.slope);
+  BOOST_TEST(noisy.slope < noisy.slope_ci.high);
+  xs.resize(2);
+  ys.resize(2);
+  BOOST_CHECK_THROW((void)nm::fit_power_law_over_points(xs, ys), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(growth_is_classified_with_its_evidence) {
   BOOST_TEST(
       nm::to_text(nm::classify_growth(kXs, power_law(kXs, 0.01, 1.0, 0.1, 4, 3), "T").growth) ==

@@ -1,10 +1,11 @@
 """The command and the Python module are two front ends over one workflow layer (session/):
-for the same request they give the same output: compare's JSON, derive's text and plan's JSON
-over a sample of the engine's table, verify's JSON on shipped results, train's JSON against
-train()'s dict, and the run settings' table against the command's options and train()'s
-keywords. Run by CTest as python.front_ends (PYTHONPATH at
-the build tree's package, INFOFLOW_BINARY the command); exits 77 (skipped) without numpy."""
+for the same request they give the same output. compare's JSON; derive's text and plan's JSON
+over a sample of the engine's table; construct's JSON; verify's JSON on shipped results;
+train's JSON against train()'s dict; and the run settings' table against the command's options
+and train()'s keywords. Run by CTest as python.front_ends (PYTHONPATH at the build tree's
+package, INFOFLOW_BINARY the command); exits 77 (skipped) without numpy."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -70,6 +71,26 @@ class Engine(unittest.TestCase):
                                  command)
                 data = infoflow.plan(args[0], **kwargs)  # the command's keys, and more
                 self.assertEqual({k: data[k] for k in command}, command)
+
+    def test_construct_json_is_the_commands(self):
+        f = "max(t) dot(a, x[t])"
+        command = json.loads(cli("construct", f, "--heads", "1", "--samples", "256",
+                                 "--format", "json"))
+        data = infoflow.construct(f, heads=[1], samples=256)
+        for d in (command, data):
+            del d["seconds"]  # the one field that is not the same twice
+        self.assertEqual(data, command)
+
+    @unittest.skipUnless(importlib.util.find_spec("pandas"), "construct_sweep needs pandas")
+    def test_construct_sweep_is_the_commands(self):
+        f = "max(t) dot(a, x[t])"
+        command = json.loads(cli("construct", f, "--heads", "1", "--samples", "256", "--sweep",
+                                 "--Ts", "4,8,16", "--format", "json"))
+        data = infoflow.construct_sweep(f, heads=[1], samples=256, Ts=[4, 8, 16])
+        self.assertEqual(data["fit"], command["fit"])
+        self.assertEqual(data["no_fit"], command["no_fit"])
+        self.assertEqual(list(data["points"]["T"]), [4, 8, 16])
+        self.assertEqual(list(data["points"]["nmse"]), [p["nmse"] for p in command["points"]])
 
 
 class Experiments(unittest.TestCase):

@@ -14,12 +14,13 @@
 #include <fmt/format.h>
 
 #include "infoflow/numeric/config.hpp"
+#include "infoflow/numeric/fit.hpp"
 
 #include "claims/claim_kind.hpp"
 #include "claims/slopes.hpp"
 #include "evidence.hpp"
-#include "exponential_fit.hpp"
 #include "ladder.hpp"
+#include "prediction.hpp"
 
 namespace infoflow::experiments {
 
@@ -53,6 +54,14 @@ struct Line {
 
 std::string seeds_text(std::size_t n) {
   return fmt::format("{} seed{}", n, n == 1 ? "" : "s");
+}
+
+/// The rise of log10 M* a lower bound M >= eps^-a(T) predicts over T = from..to at the accuracy
+/// (eps = sqrt(kAccuracy), relative to the target's spread); NaN where a is not a number.
+double predicted_rise(const theorems::Plan& plan, double from, double to) {
+  const double a_from = exponent_at(plan, static_cast<long>(from));
+  const double a_to = exponent_at(plan, static_cast<long>(to));
+  return (a_to - a_from) * std::log10(1 / std::sqrt(kAccuracy));
 }
 
 void judge_line(const std::string& name, const Line& line, ExperimentResult& out) {
@@ -106,7 +115,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
         kMinSeeds, kMinPoints, above.empty() ? "" : " (widen the ladder for the T above it)");
     claim.need = above.empty() ? Need::kSeeds : Need::kWiderLadder;
   } else {
-    const ExponentialFit f = fit_exponential(xs, ys);
+    const numeric::ExponentialFit f = numeric::fit_exponential(xs, ys);
     const double span = f.x_max - f.x_min;
     const numeric::Interval rise{f.slope_ci.low * span, f.slope_ci.high * span};
     const double r = line.rung;
@@ -119,7 +128,15 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
         : stays ? "flat"
                 : "inconclusive",
         f.slope * span, rise.low, rise.high, f.x_min, f.x_max, f.slope, r, claim.measured);
-    if (!grows && !stays) {
+    const double predicted = efficient ? 0 : predicted_rise(*line.plan, f.x_min, f.x_max);
+    if (!efficient && std::isfinite(predicted) && predicted <= r) {
+      // A lower bound whose own rate (floored, or with a small slope in T) rises by less than
+      // a rung over these T cannot be contradicted by a flat M*, nor supported by a rise.
+      claim.why = fmt::format(
+          "the lower bound's rate predicts a rise of {:.2f} decades of M* over T = {:g}..{:g} at "
+          "NMSE {:g}, within one rung ({:.2f}): this ladder and these T cannot test it",
+          predicted, f.x_min, f.x_max, kAccuracy, r);
+    } else if (!grows && !stays) {
       claim.why = fmt::format(
           "the rise's interval straddles a class boundary (one rung, {:.2f} decade)", r);
       claim.need = Need::kSeeds;
@@ -160,6 +177,10 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
   const std::set<std::string> along{key, "heads_pattern", "T", "seed"};
   std::map<std::string, Line> lines;
   std::vector<bool> keep(runs.size(), false);  // rows a search visited or needs next
+  // The ladder's resolution comes from the profile's own searches, which hold every rung: a
+  // search of a seed beyond the profile (added by --budget) holds only the rungs it recorded.
+  std::set<std::string> profile_keys;
+  for (const RunConfig& r : spec.runs(out.profile)) profile_keys.insert(r.key);
   for (const LadderLine& search : ladder_lines(runs, key, spec, out.profile)) {
     const auto row = [&](std::size_t rung) -> const RunRow& {
       return out.rows[row_of.at(search.rungs[rung])];
@@ -182,7 +203,7 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
       line.plan = cells.at(labels_except(cell_labels, {})).plan;
       line.labels = labels_without(first.labels, along);
     }
-    for (std::size_t i = 1; i < search.rungs.size(); ++i)
+    for (std::size_t i = 1; i < search.rungs.size() && profile_keys.count(first.key) > 0; ++i)
       line.rung = std::max(
           line.rung, std::log10(parameters(*search.rungs[i]) / parameters(*search.rungs[i - 1])));
     Point& p = line.points[static_cast<double>(first.task.tokens)];

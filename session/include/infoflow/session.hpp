@@ -6,6 +6,7 @@
 /// both call, so that neither front end holds logic the other lacks.
 
 #include "infoflow/session/compare.hpp"
+#include "infoflow/session/construct.hpp"
 #include "infoflow/session/derive.hpp"
 #include "infoflow/session/plan.hpp"
 #include "infoflow/session/sweep.hpp"

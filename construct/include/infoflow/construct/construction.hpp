@@ -15,7 +15,6 @@
 /// dimensions, FFN width); a plan it cannot compile is reported with the step and the reason.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +26,8 @@ namespace infoflow::construct {
 
 struct ConstructOptions {
   double beta = 1000;           ///< the attention scale: softmax near hardmax as beta grows
-  long ffn_width = 256;         ///< W, the hidden width of every FFN and of the readout MLP
+  long ffn_width = 256;         ///< W, the hidden width of every FFN
+  long readout_width = 0;       ///< the readout MLP's hidden width; 0: W
   std::uint64_t seed = 1;       ///< the measured inputs; calibration draws from seed + 1
   long samples = 4096;          ///< sequences measured
   long calibration = 4096;      ///< sequences the grids' ranges are read from (as many as measured)
@@ -62,33 +62,12 @@ struct Construction {
   double seconds = 0;
 };
 
-/// Compiles the engine's plan of `target` on `plan.architecture` (plan from Engine::plan) and
-/// measures it. `spec` gives the input distribution and the token dimension. Throws InputError
-/// for invalid options; a plan that does not compile is a result with `built` false.
-Construction construct(const targets::TargetSpec& spec, const theorems::Target& target,
-                       const theorems::Plan& plan, const ConstructOptions& options);
-
-/// A point of a sweep: one (beta, width) and what it measured.
-struct SweepPoint {
-  double beta = 0;
-  long ffn_width = 0;
-  long tokens = 0;
-  bool built = false;
-  double nmse = 0;
-  long parameters = 0;  ///< M as the theory counts it (encoder, FFNs, readout MLP)
-  long knots = 0;
-};
-
-/// The least-squares slope of log NMSE against log M over the built points, with a bootstrap
-/// interval (the points resampled `resamples` times, seed `seed`); nullopt under 3 points.
-struct Slope {
-  double slope = 0;
-  double low = 0;
-  double high = 0;
-  long points = 0;
-};
-std::optional<Slope> fitted_slope(const std::vector<SweepPoint>& points, std::uint64_t seed,
-                                  long resamples = 1000);
+/// Compiles the engine's plan of `spec`'s target on `plan.architecture` (plan from
+/// Engine::plan) and measures it. `spec` gives the input distribution and the token dimension.
+/// Throws InputError for invalid options; a plan that does not compile is a result with `built`
+/// false.
+Construction construct(const targets::TargetSpec& spec, const theorems::Plan& plan,
+                       const ConstructOptions& options);
 
 }  // namespace infoflow::construct
 

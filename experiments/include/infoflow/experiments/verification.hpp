@@ -63,6 +63,7 @@
 /// Diverged runs count as missing in the statistics and are reported; runs without a result
 /// (sweep not finished) are reported too.
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -112,6 +113,13 @@ struct Claim {
   std::string why;
   /// Where another profile's results (the shipped full ones) give another verdict: said so.
   std::string cross_check;
+  /// The group's configurations the engine calls efficient, built (add_constructions): a line
+  /// per construction, its NMSE beside training's median (those not built, a line per reason),
+  /// and the constructed slope where the claim fits one; empty when it has none.
+  std::vector<std::string> constructed;
+  /// What the verdict rests on: training alone (a lower bound: a construction cannot show that
+  /// no network exists), or training and, for existence, constructions.
+  std::string evidence;
   RunCounts runs;  ///< of the group, by status
   Need need = Need::kNothing;  ///< of an inconclusive claim: what would decide it
 };
@@ -133,6 +141,7 @@ struct Series {
   bool has_fit = false;
   numeric::PowerLawFit fit;
   std::optional<double> predicted_slope;  ///< where the claim predicts one (exponent claims)
+  bool constructed = false;  ///< constructions (one value each), not training's medians
 };
 
 /// A run, for the CSV: its labels, result and the engine's prediction.
@@ -171,6 +180,13 @@ struct Confrontation {
   std::string measured_reason;       ///< why the measurement is inconclusive
   bool entry_contradicted = false;   ///< the entry's claim is the opposite of the measurement
   bool engine_contradicted = false;  ///< the engine's verdict is the opposite of it
+  /// R, the reference the measurement is judged against (NaN: none).
+  double reference = std::numeric_limits<double>::quiet_NaN();
+  /// The construction of the architecture (add_constructions; NaN: none built).
+  double constructed = std::numeric_limits<double>::quiet_NaN();
+  /// The entry calls it not efficient, yet its construction is at least a decade below R: a
+  /// network that the lower bound says needs more parameters exists at the runs' size.
+  bool entry_contradicted_by_construction = false;
 };
 /// The entry's claim in words: "not efficient", "efficient" or "no claim (why)".
 std::string entry_claim_text(const Confrontation& c);
@@ -185,6 +201,22 @@ struct PaperComparison {
   double ours_min = 0;     ///< the paper's statistic
   double ours_median = 0;  ///< ours
   long converged = 0;      ///< of our runs
+};
+
+/// A configuration the engine calls efficient, its plan compiled into the weights of the runs'
+/// architecture at their FFN width and measured, beside training (add_constructions).
+struct ConstructedCell {
+  std::map<std::string, std::string> labels;  ///< the configuration's (no seed)
+  long tokens = 0;                            ///< T
+  bool built = false;
+  std::string failure;  ///< why not built
+  double nmse = 0;
+  long parameters = 0;  ///< M of the construction, as the theory counts it
+  long ffn_width = 0;
+  long readout_width = 0;
+  double trained_median = 0;  ///< best validation NMSE over the finished seeds (NaN: none)
+  long trained_parameters = 0;
+  long seeds = 0;
 };
 
 struct ExperimentResult {
@@ -211,6 +243,7 @@ struct ExperimentResult {
   /// The entry the spec confronts (set whenever there are confrontations), and the verdicts.
   std::optional<theorems::Entry> confronted;
   std::vector<Confrontation> confrontations;
+  std::vector<ConstructedCell> constructed;  ///< add_constructions
 };
 
 /// Joins the engine's predictions with the stored runs of `profile`.

@@ -38,6 +38,31 @@ struct PowerLawFit {
 PowerLawFit fit_power_law(const std::vector<double>& xs, const std::vector<std::vector<double>>& ys,
                           std::uint64_t seed = 1, int resamples = 2000);
 
+/// One measurement at each x (a deterministic sweep, such as a construction's): the same line,
+/// its slope's interval from resampling the points (a pairs bootstrap; draws that hold one
+/// distinct x are skipped). Needs three distinct xs with a measurement; throws
+/// std::invalid_argument otherwise.
+PowerLawFit fit_power_law_over_points(const std::vector<double>& xs, const std::vector<double>& ys,
+                                      std::uint64_t seed = 1, int resamples = 2000);
+
+/// A straight line through log10 y against x (not log x): an exponential in x, the form in which
+/// a lower bound puts the parameters needed against T. Least squares on the medians and the
+/// bootstrap interval as for fit_power_law.
+struct ExponentialFit {
+  double slope = 0;  ///< log10 y = intercept + slope * x: decades per unit of x
+  double intercept = 0;
+  Interval slope_ci;
+  std::size_t points = 0;
+  double x_min = 0;
+  double x_max = 0;
+};
+
+/// As fit_power_law, with x on a linear scale; throws std::invalid_argument without two distinct
+/// finite xs with a measurement.
+ExponentialFit fit_exponential(const std::vector<double>& xs,
+                               const std::vector<std::vector<double>>& ys, std::uint64_t seed = 1,
+                               int resamples = 2000);
+
 enum class Growth { kFlat, kGrowing, kFalling, kInconclusive };
 std::string to_text(Growth g);
 

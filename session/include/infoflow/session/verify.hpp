@@ -21,13 +21,15 @@ struct Verified {
   std::vector<std::string> warnings;  ///< the results file's skipped lines
 };
 
-/// Each experiment against RESULTS/NAME.jsonl under `profile`.
+/// Each experiment against RESULTS/NAME.jsonl under `profile`; with `constructions`, the
+/// configurations the engine calls efficient are also built (experiments/constructed.hpp).
 std::vector<Verified> verify(const std::vector<experiments::ExperimentSpec>& specs,
                              const std::string& profile, const std::filesystem::path& results,
-                             theorems::Engine& engine);
+                             theorems::Engine& engine, bool constructions = true);
 
 /// The JSON of `verify --format json` for one experiment: experiment, title, profile, claim,
-/// claims (group, predicted, measured, verdict, why, cross_check, runs) and notes.
+/// claims (group, predicted, measured, verdict, why, cross_check, constructed, evidence, runs),
+/// constructed (each configuration built) and notes.
 nlohmann::json verification_json(const experiments::ExperimentResult& r);
 
 }  // namespace infoflow::session
