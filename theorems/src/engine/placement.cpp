@@ -109,8 +109,7 @@ class Searcher {
         const Slot s{l, readout};
         if (!allowed(i, q, s)) continue;
         auto& count = used_[static_cast<std::size_t>(l)][readout ? 1 : 0];
-        // Means at one (layer, token class) share uniform heads, n averaged values a head
-        // (two means on (1) with n = 1 trained to 0.17; on (2), or (1) with n = 2, to 3e-5).
+        // R6: means at one (layer, token class) share uniform heads, n averaged values a head.
         auto& pooled = pooled_means_[static_cast<std::size_t>(l)][readout ? 1 : 0];
         const long n = a_.head_dim_of(l - 1);
         const long values = q.mode == Mode::kMean ? q.values : 0;
