@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     th::Architecture base;
     base.embedding = s.embedding;
     base.token_dim = s.token_dim;
-    base.positional = s.positional;
+    base.positional = infoflow::core::encoding_for(s.positional);
     base.heads = {1};
     targets.emplace_back(th::to_target(s), base);
   }
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     }
     th::Architecture base;
     base.head_dim = 4;
-    base.positional = row["pe"].value_or(false);
+    base.positional = infoflow::core::encoding_for(row["pe"].value_or(false));
     base.heads = {1};
     targets.emplace_back(th::Target("row", infoflow::targets::Formula::parse(
                                                row["formula"].value_or(std::string())),

@@ -248,7 +248,7 @@ void add_train(CLI::App& app, Context& ctx) {
          a->attention_head > model.heads[static_cast<std::size_t>(a->attention_layer - 1)]))
       throw InputError(fmt::format("--attention-layer {} --attention-head {}: no such head in "
                                    "heads {}",
-                                   a->attention_layer, a->attention_head, model.heads_string()));
+                                   a->attention_layer, a->attention_head, model.heads_text()));
     struct Scratch {  // removed however the command ends
       std::filesystem::path file;
       ~Scratch() {

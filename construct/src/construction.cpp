@@ -156,17 +156,14 @@ class Lowering {
         spec_.name, *evaluator_,
         numeric::InputDistribution{spec_.variance, spec_.min_norm, spec_.max_norm});
     numeric::ModelConfig config;
+    static_cast<core::Architecture&>(config) = plan_.architecture;
     config.tokens = tokens_;
     config.token_dim = d_;
-    config.embedding = plan_.architecture.embedding;
-    config.heads.assign(plan_.architecture.heads.begin(), plan_.architecture.heads.end());
-    config.head_dim = plan_.architecture.head_dim;
     config.ffn_width = options_.ffn_width;
     config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
     config.activation = numeric::Activation::kRelu;
     // Learned positions: the constructor writes indicators and one-hot codes into the table.
-    config.positional = plan_.architecture.positional ? numeric::PositionalEncoding::kLearned
-                                                      : numeric::PositionalEncoding::kNone;
+    config.positional = core::encoding_for(plan_.architecture.encodes_positions());
     config.attention_scale = 1;  // beta is in the queries
     network_ = std::make_unique<Network>(config, options_.beta);
     for (std::size_t i = 0; i < program_.quantities.size(); ++i) {
@@ -521,7 +518,7 @@ class Lowering {
     const std::string step = label(s);
     if (s.action == theorems::Action::kCarry) return;
     if (s.action == theorems::Action::kPositionAggregation) {
-      if (!plan_.architecture.positional) {
+      if (!plan_.architecture.encodes_positions()) {
         throw Failure("engine", step + ": a fetch by position on an architecture without "
                                        "positional encoding");
       }
@@ -542,7 +539,7 @@ class Lowering {
     }
     for (const targets::IndexConstraint& c : q.form.constraints) {
       const std::string text = fmt::format("{} {} {}", c.left, c.strict_order ? "<" : "!=", c.right);
-      if (!plan_.architecture.positional) {
+      if (!plan_.architecture.encodes_positions()) {
         throw Failure(c.strict_order ? "engine" : "constructor",
                       fmt::format("{}: the mask {} compares the candidate's position with the "
                                   "holder's, and the architecture has no positional encoding{}",

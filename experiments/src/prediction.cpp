@@ -18,13 +18,7 @@ theorems::Plan predict(const RunConfig& run, theorems::Engine& engine) {
   const auto [text, bindings] = formula_of(run);
   const theorems::Target target(run.experiment, targets::Formula::parse(text), bindings,
                                 "retrieval");
-  theorems::Architecture a;
-  a.heads.assign(run.model.heads.begin(), run.model.heads.end());
-  a.embedding = run.model.embedding;
-  a.token_dim = run.model.token_dim;
-  a.head_dim = run.model.head_dim;
-  a.positional = run.model.positional != numeric::PositionalEncoding::kNone;
-  return engine.plan(target, a);
+  return engine.plan(target, run.model);  // the run's shape, without T and the FFN widths
 }
 
 double exponent_at(const theorems::Plan& p, long tokens) {

@@ -401,7 +401,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
       r.model.heads = resolve_heads(heads_pattern, integers, heads_at);
       if (r.labels.count("heads") != 0)
         r.labels["heads_pattern"] = r.labels["heads"];  // as written
-      r.labels["heads"] = r.model.heads_string();
+      r.labels["heads"] = r.model.heads_text();
       r.labels["L"] = std::to_string(r.model.heads.size());
       if (!formula.empty()) {
         r.bindings = {{"T", r.task.tokens}};

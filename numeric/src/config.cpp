@@ -12,79 +12,25 @@ std::string_view to_string(Activation a) {
   return a == Activation::kGelu ? "gelu" : "relu";
 }
 
-std::string_view to_string(PositionalEncoding p) {
-  switch (p) {
-    case PositionalEncoding::kNone:
-      return "none";
-    case PositionalEncoding::kLearned:
-      return "learned";
-    case PositionalEncoding::kSinusoidal:
-      return "sinusoidal";
-  }
-  return "none";
-}
-
 Activation parse_activation(std::string_view text) {
   if (text == "gelu") return Activation::kGelu;
   if (text == "relu") return Activation::kRelu;
   throw InputError("unknown activation '" + std::string(text) + "' (expected gelu or relu)");
 }
 
-PositionalEncoding parse_positional_encoding(std::string_view text) {
-  if (text == "none" || text == "off") return PositionalEncoding::kNone;  // off: as derive prints
-  if (text == "learned") return PositionalEncoding::kLearned;
-  if (text == "sinusoidal") return PositionalEncoding::kSinusoidal;
-  throw InputError("unknown positional encoding '" + std::string(text) +
-                   "' (expected none or off, learned or sinusoidal)");
-}
-
-namespace {
-void require(bool ok, const std::string& message) {
-  if (!ok) throw InputError(message);
-}
-}  // namespace
-
 void ModelConfig::validate() const {
-  const auto in_range = [](Index value, Index low, Index high, const std::string& what) {
-    require(value >= low && value <= high, what + " must be between " + std::to_string(low) +
-                                               " and " + std::to_string(high) + " (got " +
-                                               std::to_string(value) + ")");
-  };
   in_range(tokens, 1, limits::kTokens, "T");
-  in_range(token_dim, 1, limits::kTokenDim, "d");
-  in_range(embedding, 1, limits::kWidth, "E");
-  require(!heads.empty(), "at least one layer of heads is needed");
-  in_range(static_cast<Index>(heads.size()), 1, limits::kLayers, "the number of layers L");
-  in_range(head_dim, 0, limits::kWidth, "the head dimension n (0: E / h)");
-  for (std::size_t l = 0; l < heads.size(); ++l) {
-    const std::string layer = "layer " + std::to_string(l + 1);
-    in_range(heads[l], 1, limits::kHeads, layer + "'s head count");
-    require(head_dim > 0 || embedding % heads[l] == 0,
-            layer + ": " + std::to_string(heads[l]) + " heads do not divide E = " +
-                std::to_string(embedding) + " (set the head dimension n to fix it)");
-  }
+  Architecture::validate();
   in_range(ffn_width, 1, limits::kWidth, "the FFN width");
   in_range(readout_width, 1, limits::kWidth, "the readout width");
-  require(attention_scale >= 0 && std::isfinite(attention_scale),
-          "the attention scale must be finite and positive (0 for 1/sqrt(n))");
-}
-
-Index ModelConfig::head_dim_of(Index layer) const {
-  return head_dim > 0 ? head_dim : embedding / heads[static_cast<std::size_t>(layer)];
+  if (!(attention_scale >= 0 && std::isfinite(attention_scale))) {
+    throw InputError("the attention scale must be finite and positive (0 for 1/sqrt(n))");
+  }
 }
 
 double ModelConfig::scale_of(Index layer) const {
   return attention_scale > 0 ? attention_scale
                              : 1.0 / std::sqrt(static_cast<double>(head_dim_of(layer)));
-}
-
-std::string ModelConfig::heads_string() const {
-  std::string out = "(";
-  for (std::size_t l = 0; l < heads.size(); ++l) {
-    if (l > 0) out += ",";
-    out += std::to_string(heads[l]);
-  }
-  return out + ")";
 }
 
 ParameterLayout::ParameterLayout(const ModelConfig& config) {

@@ -318,7 +318,7 @@ nlohmann::json to_json(const theorems::Plan& p) {
                           {"E", a.embedding},
                           {"d", a.token_dim},
                           {"n", a.head_dim},
-                          {"pe", a.positional}}},
+                          {"pe", a.encodes_positions()}}},
                         {"verdict", theorems::to_text(p.verdict)},
                         {"reason", p.reason},
                         {"steps", steps},

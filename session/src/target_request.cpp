@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
-#include "infoflow/numeric/config.hpp"
 #include "infoflow/theorems/canonical_forms.hpp"
 
 namespace infoflow::session {
@@ -30,10 +30,10 @@ std::string join(const std::vector<std::string>& names) {
 }  // namespace
 
 std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {
-  // One parser for the words, as for train and spec files (numeric/config.hpp).
+  // One parser for the words, as for train and spec files (core/architecture.hpp).
   const bool with_positions =
       !positional.empty() &&
-      numeric::parse_positional_encoding(positional) != numeric::PositionalEncoding::kNone;
+      core::parse_positional_encoding(positional) != core::PositionalEncoding::kNone;
   std::vector<targets::TargetSpec> specs;
   bool named_formula = false;  // --name named the formula, rather than picked a file's target
   std::error_code ignored;     // an unreadable or overlong name is simply not a file here

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/experiments/settings_json.hpp"
 #include "infoflow/session/target_request.hpp"
@@ -28,7 +29,7 @@ std::unique_ptr<numeric::Task> formula_task(const TrainRequest& r) {
   return numeric::make_formula_task(
       spec.name, std::move(evaluator),
       numeric::InputDistribution{spec.variance, spec.min_norm, spec.max_norm},
-      spec.positional ? numeric::PositionalEncoding::kLearned : numeric::PositionalEncoding::kNone);
+      core::encoding_for(spec.positional));
 }
 
 }  // namespace
@@ -138,7 +139,7 @@ std::string training_summary(const PreparedRun& run, const numeric::TrainResult&
   return fmt::format(
       "train {} T={} d={} L={} heads={} E={}: {}; {} parameters (M = {}); {} steps in {:.1f} s "
       "({:.2f} ms/step, {} threads, {}); seed {}\n",
-      r.task_name, m.tokens, m.token_dim, m.layers(), m.heads_string(), m.embedding, status,
+      r.task_name, m.tokens, m.token_dim, m.layers(), m.heads_text(), m.embedding, status,
       r.parameters.total, r.parameters.theory(), r.steps_done, r.seconds_total,
       1e3 * r.seconds_per_step(), r.threads_used,
       numeric::to_string(run.settings.training.precision), run.settings.training.seed);

@@ -384,7 +384,7 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'max(t) dott(x[t], a)'", "unknown function 'dott'"},
       {"derive 'max(t) dot(x[t])'", "dot() takes 2 arguments, not 1"},
       {"derive 'max(s, t) dot(x[s], x[s])'", "index 't' is bound but not used"},
-      {"derive 'min(s != t) dot(x[s], x[t])' --heads 0,1", "layer 1 has 0 heads"},
+      {"derive 'min(s != t) dot(x[s], x[t])' --heads 0,1", "layer 1's head count must be between 1 and 256 (got 0)"},
       {"derive 'min(s != t) dot(x[s], x[t])' --heads 3 --E 16", "3 heads do not divide E = 16"},
       // d = 0 once meant "the target's d" silently, and d = -1 too.
       {"derive 'max(t) dot(a, x[t])' --d 0", "--d: Value 0 not in range 1 to 65536"},

@@ -33,7 +33,7 @@ th::Architecture arch(std::vector<long> heads, bool pe = false) {
   a.embedding = 16;
   a.token_dim = 4;
   a.head_dim = 4;
-  a.positional = pe;
+  a.positional = infoflow::core::encoding_for(pe);
   return a;
 }
 
@@ -421,7 +421,7 @@ BOOST_AUTO_TEST_CASE(the_targets_own_token_dimension_is_tried) {
   th::Architecture a = arch({1, 1});
   a.token_dim = 1;
   BOOST_TEST(verdict(one, a) == "not computable");
-  a.positional = true;
+  a.positional = infoflow::core::PositionalEncoding::kLearned;
   BOOST_TEST(verdict(one, a) == "efficient");
 }
 

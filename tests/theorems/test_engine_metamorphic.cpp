@@ -274,7 +274,7 @@ BOOST_AUTO_TEST_CASE(rewrites_that_keep_the_value_keep_the_verdict_and_the_small
   base.head_dim = 4;
   const auto answer = [&](const std::string& text, bool positional) {
     th::Architecture a = base;
-    a.positional = positional;
+    a.positional = infoflow::core::encoding_for(positional);
     const th::Target t("t", tg::Formula::parse(text), {}, "retrieval");
     const th::Search s = engine.search(t, a, 3, 3);
     std::string smallest = s.undecided ? "undecided" : "none";

@@ -53,9 +53,9 @@ BOOST_AUTO_TEST_CASE(every_target_of_the_table_gets_the_answer_of_the_rules) {
     a.embedding = 16;
     a.token_dim = 4;
     a.head_dim = 4;
-    a.positional = row["pe"].value_or(false);
+    a.positional = infoflow::core::encoding_for(row["pe"].value_or(false));
     BOOST_TEST_CONTEXT(formula << " on (" << heads_text(a.heads) << ")"
-                               << (a.positional ? " with positions" : "") << ": "
+                               << (a.encodes_positions() ? " with positions" : "") << ": "
                                << row["why"].value_or(std::string())) {
       const th::Target target("t", tg::Formula::parse(formula), bindings, "retrieval");
       const th::Plan plan = engine.plan(target, a);

@@ -75,47 +75,6 @@ std::string fetched(const Quantity& q) {
 
 // ---- architecture and names --------------------------------------------------------------
 
-void Architecture::validate() const {
-  if (heads.empty()) throw InputError("the architecture needs at least one layer");
-  if (embedding < 1) throw InputError("E must be at least 1");
-  if (token_dim < 1) throw InputError("d must be at least 1");
-  if (head_dim < 0) throw InputError("the head dimension n must be positive");
-  for (std::size_t l = 0; l < heads.size(); ++l) {
-    if (heads[l] < 1) {
-      throw InputError("layer " + std::to_string(l + 1) + " has " + std::to_string(heads[l]) +
-                       " heads; at least 1 is needed");
-    }
-    if (head_dim == 0 && embedding % heads[l] != 0) {
-      throw InputError("layer " + std::to_string(l + 1) + ": " + std::to_string(heads[l]) +
-                       " heads do not divide E = " + std::to_string(embedding) +
-                       " (give the head dimension n to fix it)");
-    }
-  }
-}
-
-long Architecture::head_dim_of(long layer) const {
-  return head_dim > 0 ? head_dim : embedding / heads[static_cast<std::size_t>(layer)];
-}
-
-long Architecture::total_heads() const {
-  long total = 0;
-  for (const long h : heads) total += h;
-  return total;
-}
-
-long Architecture::widest() const {
-  return *std::max_element(heads.begin(), heads.end());
-}
-
-std::string Architecture::heads_text() const {
-  return fmt::format("({})", fmt::join(heads, ","));
-}
-
-std::string Architecture::text() const {
-  return fmt::format("L={} h={} E={} d={} n={} pe={}", layers(), heads_text(), embedding, token_dim,
-                     head_dim > 0 ? std::to_string(head_dim) : "E/h", positional ? "on" : "off");
-}
-
 std::string to_text(Verdict v) {
   switch (v) {
     case Verdict::kEfficient:
@@ -461,7 +420,7 @@ Plan Engine::plan_program(const Program& program, const Architecture& arch) {
     p.reason = *program.outside;
     return p;
   }
-  if (!program.order_dependent.empty() && !arch.positional) {
+  if (!program.order_dependent.empty() && !arch.encodes_positions()) {
     p.verdict = Verdict::kNotComputable;
     p.reason = fmt::format(
         "without a positional encoding the input tokens are exchangeable, and the target is "
@@ -469,7 +428,7 @@ Plan Engine::plan_program(const Program& program, const Architecture& arch) {
         fmt::join(program.order_dependent, "; "));
     return p;
   }
-  if (program.reads_positions() && !arch.positional) {
+  if (program.reads_positions() && !arch.encodes_positions()) {
     // E4 found the value unchanged by permutations, yet the plan reads positions: terms that
     // vanish or cancel (dot(x[1], x[2]) * 0), which the engine does not simplify. No rule
     // covers such a plan without positions: undecided, not a cost.
@@ -528,7 +487,7 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
   const auto can_plan = [&](const Program& program) {
     return !program.outside && !program.blocked() &&
-           ((program.order_dependent.empty() && !program.reads_positions()) || base.positional);
+           ((program.order_dependent.empty() && !program.reads_positions()) || base.encodes_positions());
   };
   // The programs tried in turn (plan() takes the alternative where the first is not efficient).
   std::vector<const Program*> programs;
@@ -718,7 +677,7 @@ Entry Engine::derived_entry(const Target& target, const Plan& plan) const {
   const Architecture& a = plan.architecture;
   Entry e;
   e.id = fmt::format("derived.{}.L{}.h{}.E{}{}", target.name, a.layers(), fmt::join(a.heads, "-"),
-                     a.embedding, a.positional ? ".pe" : "");
+                     a.embedding, a.encodes_positions() ? ".pe" : "");
   e.paper = "derived";
   e.source = "infoflow derive (" + a.text() + ")";
   e.provenance = Provenance::kDerived;
@@ -790,7 +749,7 @@ void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& ta
         a.heads = heads;
         a.embedding = spec.embedding;
         a.token_dim = spec.token_dim;
-        a.positional = spec.positional;
+        a.positional = core::encoding_for(spec.positional);
         try {
           engine.add_derived(catalogue, target, engine.plan(target, a));
         } catch (const InputError& e) {
@@ -814,7 +773,7 @@ Architecture architecture_for(const targets::TargetSpec& spec, long embedding, l
   a.embedding = embedding;
   a.token_dim = spec.token_dim;
   a.head_dim = head_dim;
-  a.positional = spec.positional;
+  a.positional = core::encoding_for(spec.positional);
   a.validate();
   return a;
 }

@@ -8,43 +8,41 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+
+#include "infoflow/core/architecture.hpp"
 
 namespace infoflow::numeric {
 
 using Index = std::ptrdiff_t;
+static_assert(std::is_same_v<Index, long>, "the shape (core::Architecture) counts in long");
 
 enum class Activation { kGelu, kRelu };
-enum class PositionalEncoding { kNone, kLearned, kSinusoidal };
+using core::parse_positional_encoding;
+using core::PositionalEncoding;
+using core::to_string;
 
 std::string_view to_string(Activation a);
-std::string_view to_string(PositionalEncoding p);
-/// Parse "gelu"/"relu" and "none"/"learned"/"sinusoidal"; throw InputError otherwise.
+/// Parse "gelu"/"relu"; throw InputError otherwise.
 Activation parse_activation(std::string_view text);
-PositionalEncoding parse_positional_encoding(std::string_view text);
 
-/// A Transformer with T input tokens and a trainable readout token at position T+1.
-struct ModelConfig {
-  Index tokens = 8;                ///< T
-  Index token_dim = 4;             ///< d
-  Index embedding = 16;            ///< E
-  std::vector<Index> heads{2, 2};  ///< h_l, one entry per layer (L = heads.size())
-  Index head_dim = 0;              ///< n; 0 means n = E / h_l in each layer
-  Index ffn_width = 64;            ///< W, the token-wise FFN's hidden width
-  Index readout_width = 64;        ///< hidden width of the readout MLP
+/// A Transformer of the engine's shape (heads per layer, E, d, n, positional encoding) with T
+/// input tokens and a trainable readout token at position T+1.
+struct ModelConfig : core::Architecture {
+  ModelConfig() { heads = {2, 2}; }
+
+  Index tokens = 8;          ///< T
+  Index ffn_width = 64;      ///< W, the token-wise FFN's hidden width
+  Index readout_width = 64;  ///< hidden width of the readout MLP
   Activation activation = Activation::kGelu;
-  PositionalEncoding positional = PositionalEncoding::kNone;
   bool pre_layer_norm = false;
   double attention_scale = 0;  ///< 0 means 1/sqrt(n)
 
   /// Throws InputError naming the first invalid field.
   void validate() const;
-  [[nodiscard]] Index layers() const { return static_cast<Index>(heads.size()); }
   [[nodiscard]] Index sequence() const { return tokens + 1; }  ///< S = T + 1
-  [[nodiscard]] Index head_dim_of(Index layer) const;
   [[nodiscard]] double scale_of(Index layer) const;
-  /// "(3,3)"
-  [[nodiscard]] std::string heads_string() const;
 };
 
 /// How the theory counts parameters: the encoder and the token-wise networks (FFN and readout

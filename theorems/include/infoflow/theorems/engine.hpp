@@ -21,6 +21,7 @@
 
 #include <ginac/ginac.h>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/symbolic/rate.hpp"
 #include "infoflow/targets/formula.hpp"
 #include "infoflow/targets/target_file.hpp"
@@ -29,23 +30,8 @@
 
 namespace infoflow::theorems {
 
-struct Architecture {
-  std::vector<long> heads{1, 1};  ///< h_l per layer
-  long embedding = 16;            ///< E
-  long token_dim = 4;             ///< d
-  long head_dim = 0;              ///< n; 0: E / h_l (which must divide)
-  bool positional = false;        ///< positional encoding on
-
-  /// Throws InputError: no layer, zero heads, E not divisible by h_l when n is derived.
-  void validate() const;
-  [[nodiscard]] long layers() const { return static_cast<long>(heads.size()); }
-  [[nodiscard]] long head_dim_of(long layer) const;  ///< 0-based layer
-  [[nodiscard]] long total_heads() const;
-  [[nodiscard]] long widest() const;  ///< the largest h_l
-  /// "L=2 h=(2,2) E=16 d=4 n=8 pe=off"
-  [[nodiscard]] std::string text() const;
-  [[nodiscard]] std::string heads_text() const;  ///< "(2,2)"
-};
+/// The shape the engine plans on (E, d, n, heads per layer, positions), shared with training.
+using core::Architecture;
 
 enum class Verdict {
   kEfficient,          ///< the exponent of 1/eps does not grow with T
