@@ -197,33 +197,38 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
       case Need::kSteps: {
         // Each run that stopped at its budget, trained twice as long (at most kMaxDoublings
         // times the profile's); a run of a seed beyond the profile's is not lengthened.
-        long short_runs = 0;
-        long at_most = 0;
+        long capped = 0;  // already trained kMaxDoublings times over
+        long beyond = 0;  // of a seed beyond the profile's
         for (std::size_t i = 0; i < result.rows.size(); ++i) {
           const RunRow& row = result.rows[i];
           if (row.status != numeric::RunStatus::kBudgetReached || !in_group(row, c.group_labels))
             continue;
           if (ladder && row.best_nmse < kAccuracy) continue;  // it passed: its rung is settled
-          ++short_runs;
           const auto original = profile_run.find(labels_except(row.labels, {}));
-          if (original == profile_run.end() ||
-              doublings(result.runs[i], *original->second) >= kMaxDoublings) {
-            ++at_most;
-            continue;
+          if (original == profile_run.end()) {
+            ++beyond;
+          } else if (doublings(result.runs[i], *original->second) >= kMaxDoublings) {
+            ++capped;
+          } else {
+            q.runs.push_back(longer(result.runs[i]));
           }
-          q.runs.push_back(longer(result.runs[i]));
         }
         q.expected_runs = static_cast<long>(q.runs.size());
         q.seconds = 2 * per_run * static_cast<double>(q.expected_runs);
-        q.text = fmt::format(
-            "more steps: {} run{} that did not pass the plateau test, trained twice as long "
-            "(a fresh run: a finished run keeps no checkpoint){}",
-            q.expected_runs, q.expected_runs == 1 ? "" : "s", about(q.seconds));
-        if (at_most > 0)
-          q.text += fmt::format(
-              "; {} more already trained {} times as long as the profile says, "
-              "or of seeds beyond it",
-              at_most, 1 << kMaxDoublings);
+        const auto runs = [](long n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); };
+        q.text = q.expected_runs > 0
+                     ? fmt::format("more steps: {} that did not pass the plateau test, trained "
+                                   "twice as long (a fresh run: a finished run keeps no "
+                                   "checkpoint){}",
+                                   runs(q.expected_runs), about(q.seconds))
+                     : std::string("more steps, but no run is left to lengthen");
+        if (capped > 0)
+          q.text += fmt::format("; {} trained {} times as long as the profile says still did not "
+                                "pass the plateau test",
+                                runs(capped), 1 << kMaxDoublings);
+        if (beyond > 0)
+          q.text += fmt::format("; {} of seeds beyond the profile {} not lengthened",
+                                runs(beyond), beyond == 1 ? "is" : "are");
         break;
       }
       case Need::kWiderLadder:

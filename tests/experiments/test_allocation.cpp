@@ -149,7 +149,8 @@ BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fi
   BOOST_TEST(longer[1].runs[0].training.steps == 200);
   BOOST_TEST(longer[1].text.find("more steps: 12 runs that did not pass the plateau test") == 0u,
              longer[1].text);
-  BOOST_TEST(longer[1].text.find("6 more already trained 16 times as long") != std::string::npos,
+  BOOST_TEST(longer[1].text.find("; 6 runs of seeds beyond the profile are not lengthened") !=
+                 std::string::npos,
              longer[1].text);
   // A claim no run decides is listed, with its reason.
   ex::ExperimentResult none = seeds;
