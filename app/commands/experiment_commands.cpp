@@ -89,19 +89,33 @@ void sweep(const session::PreparedSweep& sweep) {
   }
 }
 
-/// --budget DURATION: where claims are undecided, train what would decide them (allocation.hpp).
-void add_budget_option(CLI::App* cmd, std::string& budget) {
-  cmd->add_option("--budget", budget,
-                  "spend this much time (90s, 15m, 1h30m) training where claims are undecided, "
-                  "then say what each still undecided one would need");
-}
+/// --budget DURATION: where claims are undecided, train what would decide them (allocation.hpp),
+/// with --workers runs side by side.
+struct Budget {
+  std::string duration;
+  long workers = 0;
+
+  void add(CLI::App* cmd) {
+    cmd->add_option("--budget", duration,
+                    "spend this much time (90s, 15m, 1h30m) training where claims are undecided, "
+                    "then say what each still undecided one would need");
+    cmd->add_option("--workers", workers, "runs side by side when training (0: one per core)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+  }
+  /// Refuses a malformed duration before any run.
+  void check() const {
+    if (!duration.empty()) (void)experiments::parse_duration(duration);
+  }
+};
 
 /// Spends the budget, if one is given; its account, or "" without one.
 std::string spend(const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
-                  const std::string& budget, const theorems::Catalogue& catalogue) {
-  if (budget.empty()) return "";
+                  const Budget& budget, const theorems::Catalogue& catalogue) {
+  if (budget.duration.empty()) return "";
   experiments::BudgetOptions o;
-  o.seconds = experiments::parse_duration(budget);
+  o.seconds = experiments::parse_duration(budget.duration);
+  o.sweep.workers = budget.workers;
   theorems::Engine engine(catalogue);
   return experiments::budget_text(
       experiments::spend_budget(specs, c.profile, c.results, engine, o), o.seconds);
@@ -173,15 +187,15 @@ void add_verify(CLI::App& app, Context& ctx) {
   auto c = std::make_shared<Common>();
   auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
-  auto budget = std::make_shared<std::string>();
+  auto budget = std::make_shared<Budget>();
   c->add(cmd);
   add_format_option(cmd, *format, {"text", "json"}, /*json_alias=*/true);
   add_output_option(cmd, *output);
-  add_budget_option(cmd, *budget);
+  budget->add(cmd);
   cmd->callback([&ctx, c, format, output, budget] {
     const std::vector<experiments::ExperimentSpec> specs =
         experiments::load_specs(c->experiments, experiments_directory());
-    if (!budget->empty()) (void)experiments::parse_duration(*budget);  // refused before any run
+    budget->check();
     const theorems::Catalogue catalogue = ctx.load();
     const std::string account = spend(specs, *c, *budget, catalogue);
     if (!account.empty() && *format == "json") std::cerr << account;
@@ -207,15 +221,15 @@ void add_report(CLI::App& app, Context& ctx) {
   auto output = std::make_shared<std::string>("report");
   auto no_sweep = std::make_shared<bool>(false);
   auto no_compile = std::make_shared<bool>(false);
-  auto budget = std::make_shared<std::string>();
+  auto budget = std::make_shared<Budget>();
   c->add(cmd);
-  add_budget_option(cmd, *budget);
+  budget->add(cmd);
   cmd->add_option("-o,--output", *output, "the report folder")->capture_default_str();
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
   cmd->callback([&ctx, c, output, no_sweep, no_compile, budget] {
-    if (!budget->empty()) (void)experiments::parse_duration(*budget);  // refused before any run
-    if (*no_sweep && !budget->empty())
+    budget->check();
+    if (*no_sweep && !budget->duration.empty())
       throw InputError("--no-sweep trains nothing and --budget trains: give one of them");
     const theorems::Catalogue catalogue = ctx.load();
     std::vector<experiments::ExperimentSpec> specs;
@@ -226,6 +240,7 @@ void add_report(CLI::App& app, Context& ctx) {
       request.experiments = c->experiments;
       request.profile = c->profile;
       request.results = c->results;
+      request.workers = budget->workers;
       session::PreparedSweep prepared = session::prepare_sweep(request, experiments_directory());
       sweep(prepared);
       specs = std::move(prepared.specs);

@@ -654,8 +654,9 @@ BOOST_AUTO_TEST_CASE(a_budget_trains_where_claims_are_undecided_and_says_what_is
   BOOST_TEST(run("report " + spec + results + " --no-sweep --budget 1m -o " +
                  (dir / "rep").string())
                  .code == 2);
+  BOOST_TEST(run("verify " + spec + results + " --budget 1m --workers -1").code == 2);
   BOOST_TEST(!std::filesystem::exists(dir / "r" / "b.jsonl"));
-  const Run v = run("verify " + spec + results + " --budget 2m");
+  const Run v = run("verify " + spec + results + " --budget 2m --workers 1");
   BOOST_TEST(v.code == 0);
   BOOST_TEST(contains(v.out, "budget 2.0 min: "), v.out);
   BOOST_TEST(contains(v.out, "trained b, "), v.out);
