@@ -113,12 +113,11 @@ struct Budget {
 std::string spend(const std::vector<experiments::ExperimentSpec>& specs, const Common& c,
                   const Budget& budget, const theorems::Catalogue& catalogue) {
   if (budget.duration.empty()) return "";
-  experiments::BudgetOptions o;
-  o.seconds = experiments::parse_duration(budget.duration);
-  o.sweep.workers = budget.workers;
+  const double seconds = experiments::parse_duration(budget.duration);
   theorems::Engine engine(catalogue);
   return experiments::budget_text(
-      experiments::spend_budget(specs, c.profile, c.results, engine, o), o.seconds);
+      session::spend_budget(specs, c.profile, c.results, engine, seconds, budget.workers),
+      seconds);
 }
 
 /// Each experiment verified, its results file's warnings on standard error.

@@ -41,7 +41,7 @@ code_version = _infoflow.code_version
 __all__ = [
     "Error", "InputError", "symbols", "tasks", "catalogue", "parse_rate", "compare", "check",
     "table", "derive", "plan", "construct", "construct_sweep", "train", "run_settings", "sweep", "merge",
-    "read_results", "verify", "latex_document", "default_catalogue", "default_experiments",
+    "read_results", "verify", "spend_budget", "latex_document", "default_catalogue", "default_experiments",
 ]
 
 
@@ -385,3 +385,20 @@ def verify(experiments=None, *, profile="quick", results="results", format="data
                             directory, added, _text(profile, "profile"),
                             _path(results, "results"), _text(format, "format"),
                             bool(constructions))
+
+
+def spend_budget(experiments=None, *, budget, profile="quick", results="results", workers=0,
+                 catalogue=None, add=None):
+    """Train where claims are undecided for ``budget`` of wall time ("90s", "15m", "1h30m"), as
+    ``infoflow verify --budget`` does before verifying (docs/experiments.md, "A time budget");
+    the GIL is released while it runs, and the runs go to the results files, resumable.
+
+    workers: runs side by side (0: one per core). Returns a dict: budget and seconds (given and
+    spent), spent (a line per request trained) and left (per claim still undecided: experiment,
+    group, need, text, estimated_seconds on one worker or None). verify() then reads the results.
+    """
+    directory, added = _catalogue_args(catalogue, add)
+    return _infoflow.spend_budget(_paths_list(experiments, "experiments"), default_experiments(),
+                                  directory, added, _text(profile, "profile"),
+                                  _path(results, "results"), _text(budget, "budget"),
+                                  int(workers))

@@ -705,6 +705,24 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
   return out;
 }
 
+py::object spend_budget(const std::vector<std::string>& experiments,
+                        const std::string& experiments_dir, const std::string& directory,
+                        const std::vector<std::string>& added, const std::string& profile,
+                        const std::string& results, const std::string& budget, long workers) {
+  const double seconds = experiments::parse_duration(budget);
+  if (workers < 0) throw InputError("workers must be 0 (one per core) or more");
+  const std::vector<experiments::ExperimentSpec> specs =
+      experiments::load_specs(experiments, experiments_dir);
+  const theorems::Catalogue catalogue = load_catalogue(directory, added);
+  theorems::Engine engine(catalogue);
+  experiments::BudgetSummary spent;
+  {
+    py::gil_scoped_release release;
+    spent = session::spend_budget(specs, profile, results, engine, seconds, workers);
+  }
+  return to_py(session::budget_json(spent, seconds));
+}
+
 }  // namespace
 }  // namespace infoflow::python
 
@@ -775,4 +793,7 @@ PYBIND11_MODULE(_infoflow, m) {
   m.def("verify", &ip::verify, py::arg("experiments"), py::arg("experiments_dir"),
         py::arg("directory"), py::arg("add"), py::arg("profile"), py::arg("results"),
         py::arg("format"), py::arg("constructions"));
+  m.def("spend_budget", &ip::spend_budget, py::arg("experiments"), py::arg("experiments_dir"),
+        py::arg("directory"), py::arg("add"), py::arg("profile"), py::arg("results"),
+        py::arg("budget"), py::arg("workers"));
 }

@@ -60,4 +60,27 @@ nlohmann::json verification_json(const experiments::ExperimentResult& r) {
           {"notes", r.notes}};
 }
 
+experiments::BudgetSummary spend_budget(const std::vector<experiments::ExperimentSpec>& specs,
+                                        const std::string& profile,
+                                        const std::filesystem::path& results,
+                                        theorems::Engine& engine, double seconds, long workers) {
+  experiments::BudgetOptions o;
+  o.seconds = seconds;
+  o.sweep.workers = workers;
+  return experiments::spend_budget(specs, profile, results, engine, o);
+}
+
+nlohmann::json budget_json(const experiments::BudgetSummary& s, double budget) {
+  nlohmann::json left = nlohmann::json::array();
+  for (const experiments::Request& q : s.left) {
+    left.push_back({{"experiment", q.experiment},
+                    {"group", q.group},
+                    {"need", experiments::to_text(q.need)},
+                    {"text", q.text},
+                    {"estimated_seconds",
+                     std::isfinite(q.seconds) ? nlohmann::json(q.seconds) : nlohmann::json()}});
+  }
+  return {{"budget", budget}, {"seconds", s.seconds}, {"spent", s.spent}, {"left", left}};
+}
+
 }  // namespace infoflow::session

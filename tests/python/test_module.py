@@ -282,6 +282,33 @@ val_size = 64
             self.assertIn("\\toprule", v[0]["latex"])
             self.assertEqual(len(infoflow.read_results(os.path.join(d, "s0", "py_mean.jsonl"))), 2)
 
+    def test_budget_trains_where_claims_are_undecided(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = os.path.join(d, "b.toml")
+            with open(spec, "w") as f:
+                f.write('[experiment]\nname = "b"\nclaim = "growth_in_T"\ntask = "kth_max"\n'
+                        '[profile.quick]\nk = [1, 2]\nT = [4, 8]\nheads = "1"\nE = 8\n'
+                        'seeds = [1, 2]\nsteps = 20\nbatch = 8\nval_size = 32\n')
+            results = os.path.join(d, "r")
+            with self.assertRaisesRegex(ValueError, "--budget needs a duration such as 90s"):
+                infoflow.spend_budget(spec, budget="soon", results=results)
+            self.assertFalse(os.path.exists(os.path.join(results, "b.jsonl")))
+            s = infoflow.spend_budget(spec, budget="2m", results=results, workers=1)
+            self.assertEqual(s["budget"], 120.0)
+            self.assertLess(s["seconds"], 120.0)
+            self.assertTrue(s["spent"])
+            self.assertTrue(all(line.startswith("b, ") for line in s["spent"]), s["spent"])
+            for q in s["left"]:
+                self.assertEqual(q["experiment"], "b")
+                self.assertTrue(q["text"])
+                self.assertIn("estimated_seconds", q)
+            # What it trained is in the results file, where verify reads it: the claims it
+            # leaves undecided are verify's inconclusive ones.
+            v = infoflow.verify(spec, results=results, constructions=False)
+            undecided = [c for c in v[0]["claims"] if c["verdict"] == "inconclusive"]
+            self.assertEqual(len(undecided), len(s["left"]))
+
+
 
 class Documentation(unittest.TestCase):
     def test_every_function_has_a_docstring(self):

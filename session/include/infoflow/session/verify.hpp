@@ -2,7 +2,8 @@
 #define INFOFLOW_SESSION_VERIFY_HPP_
 
 /// \file
-/// verify: each experiment's claims, predicted against measured from its results file.
+/// verify: each experiment's claims, predicted against measured from its results file, and the
+/// time budget spent where they are undecided.
 
 #include <filesystem>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "infoflow/experiments/allocation.hpp"
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/experiments/verification.hpp"
 #include "infoflow/theorems/engine.hpp"
@@ -31,6 +33,18 @@ std::vector<Verified> verify(const std::vector<experiments::ExperimentSpec>& spe
 /// claims (group, predicted, measured, verdict, why, cross_check, constructed, evidence, runs),
 /// constructed (each configuration built) and notes.
 nlohmann::json verification_json(const experiments::ExperimentResult& r);
+
+/// `--budget`: `seconds` of wall time trained where claims of `specs` are undecided
+/// (experiments/allocation.hpp), `workers` runs side by side (0: one per core).
+experiments::BudgetSummary spend_budget(const std::vector<experiments::ExperimentSpec>& specs,
+                                        const std::string& profile,
+                                        const std::filesystem::path& results,
+                                        theorems::Engine& engine, double seconds, long workers);
+
+/// A spent budget as data: budget and seconds (wall time given and spent), spent (a line per
+/// request trained) and left (per claim still undecided: experiment, group, need, text and
+/// estimated_seconds on one worker, null when not estimated).
+nlohmann::json budget_json(const experiments::BudgetSummary& s, double budget);
 
 }  // namespace infoflow::session
 
