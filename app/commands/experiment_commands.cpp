@@ -103,9 +103,11 @@ struct Budget {
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
   }
-  /// Refuses a malformed duration before any run.
-  void check() const {
+  /// Refuses a malformed duration, and --workers where nothing trains, before any run.
+  void check(bool sweeps) const {
     if (!duration.empty()) (void)experiments::parse_duration(duration);
+    if (workers != 0 && duration.empty() && !sweeps)
+      throw InputError("--workers sets how many runs train side by side: give --budget too");
   }
 };
 
@@ -194,7 +196,7 @@ void add_verify(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, c, format, output, budget] {
     const std::vector<experiments::ExperimentSpec> specs =
         experiments::load_specs(c->experiments, experiments_directory());
-    budget->check();
+    budget->check(false);
     const theorems::Catalogue catalogue = ctx.load();
     const std::string account = spend(specs, *c, *budget, catalogue);
     if (!account.empty() && *format == "json") std::cerr << account;
@@ -227,7 +229,7 @@ void add_report(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-sweep", *no_sweep, "report what the results files hold; run nothing");
   cmd->add_flag("--no-compile", *no_compile, "no PDF or PNG");
   cmd->callback([&ctx, c, output, no_sweep, no_compile, budget] {
-    budget->check();
+    budget->check(!*no_sweep);
     if (*no_sweep && !budget->duration.empty())
       throw InputError("--no-sweep trains nothing and --budget trains: give one of them");
     const theorems::Catalogue catalogue = ctx.load();

@@ -156,7 +156,8 @@ class Lowering {
         spec_.name, *evaluator_,
         numeric::InputDistribution{spec_.variance, spec_.min_norm, spec_.max_norm});
     numeric::ModelConfig config;
-    static_cast<core::Architecture&>(config) = plan_.architecture;
+    core::Architecture& shape = config;
+    shape = plan_.architecture;  // the plan's heads, E, n; T, d and the widths are set below
     config.tokens = tokens_;
     config.token_dim = d_;
     config.ffn_width = options_.ffn_width;

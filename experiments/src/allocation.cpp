@@ -270,6 +270,12 @@ BudgetSummary spend_budget(const std::vector<ExperimentSpec>& specs, const std::
   const double workers = static_cast<double>(
       o.sweep.workers > 0 ? o.sweep.workers
                           : std::max<numeric::Index>(1, std::thread::hardware_concurrency()));
+  // Wall time over the workers; a request of fewer runs than workers leaves some idle.
+  const auto wall = [&](const Request& q) {
+    const double side_by_side =
+        std::min(workers, static_cast<double>(std::max(1L, q.expected_runs)));
+    return std::isfinite(q.seconds) ? q.seconds / side_by_side : 0.0;
+  };
   BudgetSummary s;
   std::set<std::string> exhausted;  // requests that trained nothing: not asked again
   while (true) {
@@ -288,12 +294,9 @@ BudgetSummary spend_budget(const std::vector<ExperimentSpec>& specs, const std::
     }
     const double remaining = o.seconds - elapsed();
     for (const auto& [spec, q] : candidates) {
-      const double cost = std::isfinite(q.seconds) ? q.seconds / workers : 0.0;
+      const double cost = wall(q);
       if (cost > remaining) continue;
-      const double best = chosen == nullptr                ? std::numeric_limits<double>::infinity()
-                          : std::isfinite(chosen->seconds) ? chosen->seconds / workers
-                                                           : 0.0;
-      if (cost < best) {
+      if (chosen == nullptr || cost < wall(*chosen)) {
         chosen_spec = spec;
         chosen = &q;
       }

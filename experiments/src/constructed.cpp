@@ -41,7 +41,7 @@ targets::TargetSpec target_of(const RunConfig& run) {
       }
     }
   }
-  t.positional = run.model.positional != numeric::PositionalEncoding::kNone;
+  t.positional = run.model.encodes_positions();
   return t;
 }
 

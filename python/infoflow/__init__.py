@@ -401,4 +401,4 @@ def spend_budget(experiments=None, *, budget, profile="quick", results="results"
     return _infoflow.spend_budget(_paths_list(experiments, "experiments"), default_experiments(),
                                   directory, added, _text(profile, "profile"),
                                   _path(results, "results"), _text(budget, "budget"),
-                                  int(workers))
+                                  workers)

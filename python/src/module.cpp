@@ -710,7 +710,6 @@ py::object spend_budget(const std::vector<std::string>& experiments,
                         const std::vector<std::string>& added, const std::string& profile,
                         const std::string& results, const std::string& budget, long workers) {
   const double seconds = experiments::parse_duration(budget);
-  if (workers < 0) throw InputError("workers must be 0 (one per core) or more");
   const std::vector<experiments::ExperimentSpec> specs =
       experiments::load_specs(experiments, experiments_dir);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);

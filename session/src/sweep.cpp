@@ -10,12 +10,16 @@ experiments::ResultStore PreparedSweep::store(const experiments::ExperimentSpec&
   return experiments::ResultStore(results / (spec.name + ".jsonl"));
 }
 
+void check_workers(long workers) {
+  if (workers < 0 || workers > kMaxWorkers)
+    throw InputError("workers must be 0 (one per core) to " + std::to_string(kMaxWorkers));
+}
+
 PreparedSweep prepare_sweep(const SweepRequest& request,
                             const std::filesystem::path& experiments_directory) {
   PreparedSweep out;
   experiments::SweepOptions& o = out.options;
-  if (request.workers < 0 || request.workers > kMaxWorkers)
-    throw InputError("workers must be 0 (one per core) to " + std::to_string(kMaxWorkers));
+  check_workers(request.workers);
   if (request.checkpoint_every < 0)
     throw InputError("checkpoint_every must be 0 (none) or positive");
   o.workers = request.workers;

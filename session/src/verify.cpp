@@ -5,6 +5,7 @@
 #include "infoflow/experiments/constructed.hpp"
 #include "infoflow/experiments/cross_check.hpp"
 #include "infoflow/experiments/results.hpp"
+#include "infoflow/session/sweep.hpp"
 
 namespace infoflow::session {
 
@@ -64,6 +65,7 @@ experiments::BudgetSummary spend_budget(const std::vector<experiments::Experimen
                                         const std::string& profile,
                                         const std::filesystem::path& results,
                                         theorems::Engine& engine, double seconds, long workers) {
+  check_workers(workers);
   experiments::BudgetOptions o;
   o.seconds = seconds;
   o.sweep.workers = workers;
@@ -77,8 +79,9 @@ nlohmann::json budget_json(const experiments::BudgetSummary& s, double budget) {
                     {"group", q.group},
                     {"need", experiments::to_text(q.need)},
                     {"text", q.text},
-                    {"estimated_seconds",
-                     std::isfinite(q.seconds) ? nlohmann::json(q.seconds) : nlohmann::json()}});
+                    {"estimated_seconds", !q.runs.empty() && std::isfinite(q.seconds)
+                                              ? nlohmann::json(q.seconds)
+                                              : nlohmann::json()}});
   }
   return {{"budget", budget}, {"seconds", s.seconds}, {"spent", s.spent}, {"left", left}};
 }

@@ -655,6 +655,8 @@ BOOST_AUTO_TEST_CASE(a_budget_trains_where_claims_are_undecided_and_says_what_is
                  (dir / "rep").string())
                  .code == 2);
   BOOST_TEST(run("verify " + spec + results + " --budget 1m --workers -1").code == 2);
+  BOOST_TEST(run("verify " + spec + results + " --budget 1m --workers 2000").code == 2);
+  BOOST_TEST(run("verify " + spec + results + " --workers 2").code == 2);  // nothing trains
   BOOST_TEST(!std::filesystem::exists(dir / "r" / "b.jsonl"));
   const Run v = run("verify " + spec + results + " --budget 2m --workers 1");
   BOOST_TEST(v.code == 0);

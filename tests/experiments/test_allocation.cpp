@@ -152,6 +152,23 @@ BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fi
   BOOST_TEST(longer[1].text.find("; 6 runs of seeds beyond the profile are not lengthened") !=
                  std::string::npos,
              longer[1].text);
+  // Runs already trained 16 times as long: nothing is left to lengthen, and it says so.
+  std::vector<ex::RunRecord> capped;
+  for (const ex::RunConfig& r : spec.runs("quick")) {
+    ex::RunConfig at_cap = r;
+    for (int i = 0; i < 4; ++i) at_cap = ex::longer(at_cap);
+    capped.push_back(record(at_cap,
+                            r.task.rank == 1 ? 1e-3 : 1e-3 * static_cast<double>(r.task.tokens),
+                            nm::RunStatus::kBudgetReached));
+  }
+  const std::vector<ex::Request> at_cap =
+      ex::requests(spec, ex::verify(spec, "quick", capped, engine), o);
+  BOOST_TEST_REQUIRE(at_cap.size() > 1u);
+  BOOST_TEST((at_cap[1].need == ex::Need::kSteps));
+  BOOST_TEST(at_cap[1].runs.empty());
+  BOOST_TEST(at_cap[1].text ==
+             "more steps, but no run is left to lengthen; 12 runs trained 16 times as long as the "
+             "profile says still did not pass the plateau test");
   // A claim no run decides is listed, with its reason.
   ex::ExperimentResult none = seeds;
   none.claims[0].need = ex::Need::kNothing;

@@ -1,6 +1,8 @@
 // One architecture type (core/architecture.hpp): a run's model is the shape the engine plans
 // on, checked and printed once, so a prediction sees exactly what training builds.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <boost/test/unit_test.hpp>
 
@@ -65,7 +67,7 @@ BOOST_AUTO_TEST_CASE(the_engine_plans_on_the_runs_own_shape) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_model_checks_the_shape_then_its_own_sizes) {
+BOOST_AUTO_TEST_CASE(a_model_checks_its_shape_and_its_own_sizes) {
   infoflow::numeric::ModelConfig m;
   BOOST_TEST(m.heads_text() == "(2,2)");  // train's default, not the engine's (1,1)
   m.heads = {3};

@@ -309,7 +309,6 @@ val_size = 64
             self.assertEqual(len(undecided), len(s["left"]))
 
 
-
 class Documentation(unittest.TestCase):
     def test_every_function_has_a_docstring(self):
         self.assertIn("notebook", infoflow.__doc__)

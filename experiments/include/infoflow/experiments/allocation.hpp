@@ -41,7 +41,8 @@ struct Request {
   std::string group;
   Need need = Need::kNothing;
   /// What the budget would train (for a search along a ladder, the rungs it may visit); empty
-  /// when it trains nothing for this need (more steps, a wider ladder: described only).
+  /// when it trains nothing for this need (no run left to lengthen, seeds at their cap, a
+  /// wider network than a fixed-width profile's: described only).
   std::vector<RunConfig> runs;
   long expected_runs = 0;  ///< of them, the number expected to train
   /// Estimated training time on one worker, from the median time of the claim's recorded runs;
@@ -63,7 +64,7 @@ struct BudgetSummary {
 
 /// Spends `options.seconds` on the claims of `specs` (profile `profile`, results files
 /// RESULTS/NAME.jsonl) while some are undecided; a request starts only if its estimated time,
-/// over the workers, fits in what is left (one without an estimate always may).
+/// over the workers it can keep busy, fits in what is left (one without an estimate always may).
 BudgetSummary spend_budget(const std::vector<ExperimentSpec>& specs, const std::string& profile,
                            const std::filesystem::path& results, theorems::Engine& engine,
                            const BudgetOptions& options);

@@ -30,7 +30,7 @@ Activation parse_activation(std::string_view text);
 /// A Transformer of the engine's shape (heads per layer, E, d, n, positional encoding) with T
 /// input tokens and a trainable readout token at position T+1.
 struct ModelConfig : core::Architecture {
-  ModelConfig() { heads = {2, 2}; }
+  ModelConfig() : core::Architecture{{2, 2}} {}  // train's default (2,2); the engine's is (1,1)
 
   Index tokens = 8;          ///< T
   Index ffn_width = 64;      ///< W, the token-wise FFN's hidden width
@@ -39,7 +39,8 @@ struct ModelConfig : core::Architecture {
   bool pre_layer_norm = false;
   double attention_scale = 0;  ///< 0 means 1/sqrt(n)
 
-  /// Throws InputError naming the first invalid field.
+  /// Throws InputError naming the first invalid field: T, then the shape
+  /// (Architecture::validate, which this hides), then the widths and the scale.
   void validate() const;
   [[nodiscard]] Index sequence() const { return tokens + 1; }  ///< S = T + 1
   [[nodiscard]] double scale_of(Index layer) const;

@@ -25,6 +25,8 @@ struct SweepRequest {
 };
 
 inline constexpr long kMaxWorkers = 1024;
+/// Throws InputError unless 0 <= workers <= kMaxWorkers (a sweep's, a budget's).
+void check_workers(long workers);
 
 struct PreparedSweep {
   std::vector<experiments::ExperimentSpec> specs;  ///< each has the profile

@@ -43,7 +43,8 @@ experiments::BudgetSummary spend_budget(const std::vector<experiments::Experimen
 
 /// A spent budget as data: budget and seconds (wall time given and spent), spent (a line per
 /// request trained) and left (per claim still undecided: experiment, group, need, text and
-/// estimated_seconds on one worker, null when not estimated).
+/// estimated_seconds on one worker, null when nothing would be trained for it or no run of the
+/// claim is recorded to estimate from).
 nlohmann::json budget_json(const experiments::BudgetSummary& s, double budget);
 
 }  // namespace infoflow::session
