@@ -16,6 +16,7 @@
 #include "infoflow/core/random.hpp"
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/numeric/transformer.hpp"
+#include "infoflow/targets/node_algebra.hpp"
 
 #include "network.hpp"
 #include "ridge.hpp"
@@ -214,30 +215,11 @@ class Lowering {
       if (!low || !high) return std::nullopt;
       std::vector<Node> next;
       for (const Node& c : copies) {
-        for (long v = *low; v <= *high; ++v) next.push_back(substituted(c, b.name, v));
+        for (long v = *low; v <= *high; ++v) next.push_back(targets::substitute(c, b.name, v));
       }
       copies = std::move(next);
     }
-    if (copies.empty()) return Node{};  // an empty sum: the number 0
-    Node sum = copies.front();
-    for (std::size_t i = 1; i < copies.size(); ++i) {
-      Node add;
-      add.kind = K::kAdd;
-      add.args = {std::move(sum), copies[i]};
-      sum = std::move(add);
-    }
-    return sum;
-  }
-
-  /// `n` with the range index `name` at `value`: x[p] becomes the fixed position x[value].
-  static Node substituted(Node n, const std::string& name, long value) {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kRef && n.index == name) {
-      n.index.clear();
-      n.position = value + n.offset;
-      n.offset = 0;
-    }
-    for (Node& a : n.args) a = substituted(std::move(a), name, value);
-    return n;
+    return targets::sum_of(std::move(copies));  // an empty sum is the number 0
   }
 
   void note_selections(const Node& n) {  // NOLINT(misc-no-recursion)

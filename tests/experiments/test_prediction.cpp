@@ -10,6 +10,7 @@
 #include "infoflow/experiments/spec.hpp"
 #include "infoflow/theorems/catalogue.hpp"
 
+#include "common/input_error.hpp"
 #include "prediction.hpp"
 
 namespace ex = infoflow::experiments;
@@ -32,12 +33,7 @@ ex::RunConfig run_of(const std::string& formula, std::vector<long> heads, Positi
 }
 
 std::string message_of(const infoflow::numeric::ModelConfig& m) {
-  try {
-    m.validate();
-  } catch (const infoflow::InputError& e) {
-    return e.what();
-  }
-  return "";
+  return infoflow::testing::input_error_of([&] { m.validate(); });
 }
 }  // namespace
 

@@ -8,18 +8,15 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/run_settings.hpp"
 
+#include "common/input_error.hpp"
+
 namespace nm = infoflow::numeric;
 
 namespace {
 
 std::string error_of(const std::string& name, const nm::SettingValue& value) {
   nm::RunSettings s;
-  try {
-    nm::find_setting(name)->set(s, value);
-  } catch (const infoflow::InputError& e) {
-    return e.message();
-  }
-  return "";
+  return infoflow::testing::input_error_of([&] { nm::find_setting(name)->set(s, value); });
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/targets/evaluator.hpp"
 
+#include "common/input_error.hpp"
+
 namespace nm = infoflow::numeric;
 using Eigen::MatrixXd;
 
@@ -173,13 +175,8 @@ BOOST_AUTO_TEST_CASE(builtin_tasks_keep_their_defaults_and_limits) {
   BOOST_TEST(task("kth_max", 8, 0)->token_dim() == 4);
   BOOST_TEST(nm::to_string(task("triangle", 8, 0)->recommended_positional()) == "none");
   BOOST_TEST(nm::to_string(task("min_inner", 8, 0)->recommended_positional()) == "none");
-  auto error_of = [](nm::TaskOptions o) {
-    try {
-      (void)nm::make_task(o);
-    } catch (const infoflow::InputError& e) {
-      return e.message();
-    }
-    return std::string();
+  auto error_of = [](const nm::TaskOptions& o) {
+    return infoflow::testing::input_error_of([&] { (void)nm::make_task(o); });
   };
   nm::TaskOptions o;
   o.name = "kth_max";

@@ -5,6 +5,8 @@
 
 #include "infoflow/targets/evaluator.hpp"
 
+#include "common/input_error.hpp"
+
 namespace tg = infoflow::targets;
 using Eigen::MatrixXd;
 
@@ -15,12 +17,8 @@ double value(const std::string& text, const MatrixXd& x, tg::Bindings b = {}) {
 }
 std::string error_of(const std::string& text, long t, tg::Bindings b = {}) {
   b["T"] = t;
-  try {
-    (void)tg::Evaluator(tg::Formula::parse(text), b, 2, 1);
-  } catch (const infoflow::InputError& e) {
-    return e.message();
-  }
-  return "";
+  return infoflow::testing::input_error_of(
+      [&] { (void)tg::Evaluator(tg::Formula::parse(text), b, 2, 1); });
 }
 }  // namespace
 

@@ -69,18 +69,7 @@ Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
   double last_ratio = 1;
   std::string last_index;
   for (const std::string& v : e.order) {
-    std::set<std::string> message;
-    std::set<int> needs;
-    std::vector<std::string> texts;
-    std::vector<std::string> constraints;
-    std::vector<const Factor*> used;
-    for (const Factor& f : factors) {
-      if (f.indices.count(v) == 0) continue;
-      message.insert(f.indices.begin(), f.indices.end());
-      needs.insert(f.quantities.begin(), f.quantities.end());
-      (f.constraint != nullptr ? constraints : texts).push_back(f.signed_text());
-      used.push_back(&f);
-    }
+    auto [message, needs, texts, constraints, used] = factors_reading(factors, v);
     // An index no term reads (its term was times 0) is free in a maximum's value: no fetch. A
     // selection still picks its token (by position, where its key ties).
     if (used.empty() && !n.has_key()) continue;

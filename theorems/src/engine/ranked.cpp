@@ -20,17 +20,10 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
     return {};
   }
   const std::string& v = bound.front();
-  std::set<std::string> message;
-  std::set<int> needs;
-  std::vector<std::string> texts;
-  std::vector<const Factor*> used;
-  for (const Factor& f : factors) {
-    if (f.indices.count(v) == 0) continue;
-    message.insert(f.indices.begin(), f.indices.end());
-    needs.insert(f.quantities.begin(), f.quantities.end());
-    texts.push_back(f.signed_text());
-    used.push_back(&f);
-  }
+  // The terms come before the index constraints among the factors of a k-th largest, which
+  // has no earlier messages: the objective lists them in that order.
+  auto [message, needs, texts, constraints, used] = factors_reading(factors, v);
+  texts.insert(texts.end(), constraints.begin(), constraints.end());
   message.erase(v);
   if (message.size() >= 2) {
     return blocked(c, static_cast<int>(message.size()) + 1,

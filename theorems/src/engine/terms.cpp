@@ -295,6 +295,18 @@ std::optional<FormTerm> form_term(const Factor& f) {
   return t;
 }
 
+FactorsReading factors_reading(const std::vector<Factor>& factors, const std::string& v) {
+  FactorsReading out;
+  for (const Factor& f : factors) {
+    if (f.indices.count(v) == 0) continue;
+    out.message.insert(f.indices.begin(), f.indices.end());
+    out.needs.insert(f.quantities.begin(), f.quantities.end());
+    (f.constraint != nullptr ? out.constraints : out.texts).push_back(f.signed_text());
+    out.used.push_back(&f);
+  }
+  return out;
+}
+
 long scoring_terms(const std::vector<const Factor*>& factors) {
   return std::count_if(factors.begin(), factors.end(),
                        [](const Factor* f) { return f->constraint == nullptr; });

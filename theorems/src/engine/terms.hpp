@@ -81,6 +81,16 @@ struct Factor {
                                 bool up_to_size = false) const;
 };
 
+/// The factors of an objective that read the index `v`, as its elimination gathers them.
+struct FactorsReading {
+  std::set<std::string> message;         ///< the indices they read (v among them)
+  std::set<int> needs;                   ///< the quantities they read
+  std::vector<std::string> texts;        ///< the signed texts of the terms and messages, in order
+  std::vector<std::string> constraints;  ///< the texts of the index constraints, in order
+  std::vector<const Factor*> used;       ///< every one of them, in order
+};
+FactorsReading factors_reading(const std::vector<Factor>& factors, const std::string& v);
+
 /// A factor as a construction reads it; nullopt where a parameter (not a number) scales it.
 std::optional<FormTerm> form_term(const Factor& f);
 
