@@ -169,7 +169,7 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
   grad_k_ = reserve(hn_max, n_all);
   grad_v_ = reserve(hn_max, n_all);
   grad_ctx_ = reserve(hn_max, n_all);
-  grad_probs_ = reserve(s, s);
+  attention_scratch_ = reserve(s, s + hn_max);
   if (allocate) buffer_.assign(static_cast<std::size_t>(size_), Scalar(0));
 }
 
@@ -247,7 +247,7 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
                                        s,     full(l) ? s : 1, c.scale_of(l)};
     MatrixMap<Scalar> ctx = map(ls.context, nq);
     layers::attention_forward<Scalar>(shape, q.topRows(hn), k, v, buffer_.data() + ls.probs.offset,
-                                      ctx);
+                                      ctx, buffer_.data() + attention_scratch_.offset);
     mid.noalias() += p(lt.attn_o) * ctx;
     mid.colwise() += p(lt.attn_o_bias).col(0);
 
@@ -381,7 +381,7 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
     const MatrixMap<Scalar> k = map(ls.k, n_all);
     const MatrixMap<Scalar> v = map(ls.v, n_all);
     layers::attention_backward<Scalar>(shape, q, k, v, buffer_.data() + ls.probs.offset, dctx, dq,
-                                       dk, dv, buffer_.data() + grad_probs_.offset);
+                                       dk, dv, buffer_.data() + attention_scratch_.offset);
 
     // Projections: q = W_q a1 (queries only), k = W_k a1, v = W_v a1.
     const MatrixMap<Scalar> z = map(ls.input, n_all);

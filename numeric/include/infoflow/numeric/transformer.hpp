@@ -126,7 +126,8 @@ class Workspace {
   const Scalar* inputs_ = nullptr;
   std::vector<LayerSlots> layers_;
   Slot embedded_, readout_in_, readout_normed_, readout_stats_, readout_pre_, readout_hidden_;
-  Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_q_, grad_k_, grad_v_, grad_ctx_, grad_probs_;
+  Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_q_, grad_k_, grad_v_, grad_ctx_;
+  Slot attention_scratch_;  ///< S x (S + n): a head's K^T or V^T, and its score gradient
   AlignedVector<Scalar> buffer_;
   Index size_ = 0;
 };
