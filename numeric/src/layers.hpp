@@ -26,10 +26,13 @@ using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
 template <class Scalar>
 void linear_forward(CRef<Scalar> w, const Scalar* bias, CRef<Scalar> x, Ref<Scalar> y) {
-  y.noalias() = w * x;
-  if (bias != nullptr) {
-    y.colwise() += Eigen::Map<const Vec<Scalar>>(bias, w.rows());
+  if (bias == nullptr) {
+    y.noalias() = w * x;
+    return;
   }
+  // The bias is where the product accumulates: no zeroing pass, no second pass for the bias.
+  y.colwise() = Eigen::Map<const Vec<Scalar>>(bias, w.rows());
+  y.noalias() += w * x;
 }
 
 /// dW += dy x^T, db += rowsum(dy). The input gradient is left to the caller (W^T dy), since

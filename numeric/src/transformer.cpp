@@ -256,13 +256,15 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
     MatrixMap<Scalar> proj = map(ls.projections, n_all);
     proj.noalias() = w * a1;
     MatrixMap<Scalar> mid = map(ls.mid, nq);
+    // mid starts as the residual plus the output bias, and the projection accumulates into it.
+    const auto bias_o = p(lt.attn_o_bias).col(0);
     if (full(l)) {
-      mid = z;
+      mid = z.colwise() + bias_o;
     } else {
       MatrixMap<Scalar> qin = map(ls.query_in, count);
       for (Index b = 0; b < count; ++b) {
         qin.col(b) = a1.col(b * s + t);
-        mid.col(b) = z.col(b * s + t);
+        mid.col(b) = z.col(b * s + t) + bias_o;
       }
       map(ls.q, count).noalias() = p(lt.attn_q) * qin;
     }
@@ -276,7 +278,6 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
                                       buffer_.data() + ls.probs.offset, ctx,
                                       buffer_.data() + attention_scratch_.offset);
     mid.noalias() += p(lt.attn_o) * ctx;
-    mid.colwise() += p(lt.attn_o_bias).col(0);
 
     Scalar* a2_data = mid.data();
     if (c.pre_layer_norm) {
@@ -292,9 +293,8 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
     layers::activation_forward<Scalar>(c.activation, hp, hid);
     MatrixMap<Scalar> out = full(l) ? map(layers_[static_cast<std::size_t>(l + 1)].input, n_all)
                                     : map(readout_in_, count);
-    out = mid;
+    out = mid.colwise() + p(lt.ffn_b2).col(0);
     out.noalias() += p(lt.ffn_w2) * hid;
-    out.colwise() += p(lt.ffn_b2).col(0);
   }
 
   // Readout MLP on the readout token's final state.
