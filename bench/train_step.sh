@@ -25,8 +25,10 @@ name, ours, theirs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3
 print(f"{name}: infoflow {ours['ms_per_step']:.1f} ms/step ({ours['threads']} threads, data included), "
       f"PyTorch {theirs['ms_per_step']:.1f} ms/step ({theirs['best_threads']} thread(s), best of 1 and 2): "
       f"{theirs['ms_per_step'] / ours['ms_per_step']:.2f}x faster")
+gemm = ours['gemm_gflops_2'] if ours['threads'] > 1 else ours['gemm_gflops_1']
 print(f"  step: {ours['gflop_model']:.3f} GFLOP (full model), {ours['gflop_computed']:.3f} GFLOP computed; "
-      f"{ours['gflops_computed']:.1f} GFLOP/s computed, {ours['gflops_model']:.1f} GFLOP/s model-equivalent; "
+      f"{ours['gflops_computed']:.1f} GFLOP/s computed ({100 * ours['gflops_computed'] / gemm:.1f} % of the GEMM rate), "
+      f"{ours['gflops_model']:.1f} GFLOP/s model-equivalent; "
       f"float32 GEMM {ours['gemm_gflops_1']:.0f} GFLOP/s on 1 core, {ours['gemm_gflops_2']:.0f} on 2")
 print(f"  peak memory: infoflow {ours['peak_rss_mib']:.0f} MiB, PyTorch {theirs['peak_rss_mib']:.0f} MiB")
 PY

@@ -5,6 +5,7 @@
 // Backward kernels accumulate (+=) into parameter gradients and assign input gradients.
 
 #include <cmath>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -25,10 +26,13 @@ using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
 template <class Scalar>
 void linear_forward(CRef<Scalar> w, const Scalar* bias, CRef<Scalar> x, Ref<Scalar> y) {
-  y.noalias() = w * x;
-  if (bias != nullptr) {
-    y.colwise() += Eigen::Map<const Vec<Scalar>>(bias, w.rows());
+  if (bias == nullptr) {
+    y.noalias() = w * x;
+    return;
   }
+  // The bias is where the product accumulates: no zeroing pass, no second pass for the bias.
+  y.colwise() = Eigen::Map<const Vec<Scalar>>(bias, w.rows());
+  y.noalias() += w * x;
 }
 
 /// dW += dy x^T, db += rowsum(dy). The input gradient is left to the caller (W^T dy), since
@@ -140,10 +144,78 @@ struct AttentionShape {
   double scale = 1;
 };
 
+// The products of one (sequence, head) are small: head_dim x S x Sq multiply-adds, a few
+// thousand. Eigen's blocked product zeroes its destination and packs both operands on every
+// call, which there costs as much as the arithmetic; head_product computes them in place.
+
+// Eigen's packets (__m256 and the like) are template arguments here: GCC warns that their
+// attributes are ignored there, which is harmless (Eigen's own headers do the same).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+
+/// Rows r.. of dst = a b (head_product) in packets of `Packet` while a whole one fits: each
+/// packet of rows of a block of kCols columns of dst is summed over k in registers (kCols
+/// independent chains of multiply-adds), from a's columns and broadcast coefficients of b.
+/// Returns the first row left.
+template <class Packet, class A, class B, class Dst>
+Index head_product_rows(const A& a, const B& b, Dst& dst, Index r) {
+  namespace ei = Eigen::internal;
+  using Scalar = typename A::Scalar;
+  constexpr Index kPacket = ei::unpacket_traits<Packet>::size;
+  constexpr Index kCols = 8;
+  const Index k = a.cols();
+  const Index n = b.cols();
+  const Scalar* pa = a.data();
+  const Index lda = a.outerStride();
+  for (; r + kPacket <= a.rows(); r += kPacket) {
+    Index j = 0;
+    for (; j + kCols <= n; j += kCols) {
+      Packet acc[kCols];
+      for (Index c = 0; c < kCols; ++c) acc[c] = ei::pset1<Packet>(Scalar(0));
+      for (Index l = 0; l < k; ++l) {
+        const Packet x = ei::ploadu<Packet>(pa + r + l * lda);
+        for (Index c = 0; c < kCols; ++c)
+          acc[c] = ei::pmadd(x, ei::pset1<Packet>(b(l, j + c)), acc[c]);
+      }
+      for (Index c = 0; c < kCols; ++c) ei::pstoreu(&dst.coeffRef(r, j + c), acc[c]);
+    }
+    for (; j < n; ++j) {
+      Packet acc = ei::pset1<Packet>(Scalar(0));
+      for (Index l = 0; l < k; ++l)
+        acc = ei::pmadd(ei::ploadu<Packet>(pa + r + l * lda), ei::pset1<Packet>(b(l, j)), acc);
+      ei::pstoreu(&dst.coeffRef(r, j), acc);
+    }
+  }
+  return r;
+}
+
+/// dst (m x n) = a (m x k) b (k x n); a and dst with unit inner stride, b any expression. Rows
+/// in whole packets, then half packets (a head of 4 floats), then one at a time.
+template <class A, class B, class Dst>
+void head_product(const A& a, const B& b, Dst&& dst) {
+  using Scalar = typename A::Scalar;
+  using Packet = typename Eigen::internal::packet_traits<Scalar>::type;
+  using Half = typename Eigen::internal::unpacket_traits<Packet>::half;
+  Index r = head_product_rows<Packet>(a, b, dst, 0);
+  if constexpr (!std::is_same_v<Half, Packet>) r = head_product_rows<Half>(a, b, dst, r);
+  for (; r < a.rows(); ++r) {
+    for (Index j = 0; j < b.cols(); ++j) {
+      Scalar acc(0);
+      for (Index l = 0; l < a.cols(); ++l) acc += a(r, l) * b(l, j);
+      dst(r, j) = acc;
+    }
+  }
+}
+
+#pragma GCC diagnostic pop
+
+/// scratch: at least S x n.
 template <class Scalar>
 void attention_forward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, CRef<Scalar> v,
-                       Scalar* probs, Ref<Scalar> context) {
+                       Scalar* probs, Ref<Scalar> context, Scalar* scratch) {
   const Scalar scale(s.scale);
+  // K^T, so that the scores are computed in packets of positions.
+  Eigen::Map<Mat<Scalar>> kt(scratch, s.positions, s.head_dim);
   for (Index b = 0; b < s.count; ++b) {
     for (Index h = 0; h < s.heads; ++h) {
       Eigen::Map<Mat<Scalar>> p(probs + (b * s.heads + h) * s.positions * s.queries, s.positions,
@@ -151,25 +223,28 @@ void attention_forward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, 
       const auto kb = k.block(h * s.head_dim, b * s.positions, s.head_dim, s.positions);
       const auto vb = v.block(h * s.head_dim, b * s.positions, s.head_dim, s.positions);
       const auto qb = q.block(h * s.head_dim, b * s.queries, s.head_dim, s.queries);
-      p.noalias() = kb.transpose() * qb;
+      kt = kb.transpose();
+      head_product(kt, qb, p);
       for (Index j = 0; j < s.queries; ++j) {
         auto col = p.col(j).array();
         const Scalar top = col.maxCoeff();
         col = ((col - top) * scale).exp();
         col /= col.sum();
       }
-      context.block(h * s.head_dim, b * s.queries, s.head_dim, s.queries).noalias() = vb * p;
+      head_product(vb, p, context.block(h * s.head_dim, b * s.queries, s.head_dim, s.queries));
     }
   }
 }
 
-/// dq (n x Sq blocks), dk, dv (n x S blocks) are assigned. scratch: at least S x Sq.
+/// dq (n x Sq blocks), dk, dv (n x S blocks) are assigned. scratch: at least S x (Sq + n).
 template <class Scalar>
 void attention_backward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, CRef<Scalar> v,
                         const Scalar* probs, CRef<Scalar> dcontext, Ref<Scalar> dq, Ref<Scalar> dk,
                         Ref<Scalar> dv, Scalar* scratch) {
   const Scalar scale(s.scale);
   Eigen::Map<Mat<Scalar>> dp(scratch, s.positions, s.queries);
+  // V^T, as K^T in the forward pass.
+  Eigen::Map<Mat<Scalar>> vt(scratch + s.positions * s.queries, s.positions, s.head_dim);
   for (Index b = 0; b < s.count; ++b) {
     for (Index h = 0; h < s.heads; ++h) {
       const Eigen::Map<const Mat<Scalar>> p(probs + (b * s.heads + h) * s.positions * s.queries,
@@ -179,15 +254,16 @@ void attention_backward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k,
       const auto vb = v.block(row, b * s.positions, s.head_dim, s.positions);
       const auto qb = q.block(row, b * s.queries, s.head_dim, s.queries);
       const auto dcb = dcontext.block(row, b * s.queries, s.head_dim, s.queries);
-      dp.noalias() = vb.transpose() * dcb;
-      dv.block(row, b * s.positions, s.head_dim, s.positions).noalias() = dcb * p.transpose();
+      vt = vb.transpose();
+      head_product(vt, dcb, dp);
+      head_product(dcb, p.transpose(), dv.block(row, b * s.positions, s.head_dim, s.positions));
       // Softmax backward, then the scale: d(score) = scale * P (dP - sum(P dP)).
       for (Index j = 0; j < s.queries; ++j) {
         const Scalar inner = p.col(j).dot(dp.col(j));
         dp.col(j) = (p.col(j).array() * (dp.col(j).array() - inner) * scale).matrix();
       }
-      dq.block(row, b * s.queries, s.head_dim, s.queries).noalias() = kb * dp;
-      dk.block(row, b * s.positions, s.head_dim, s.positions).noalias() = qb * dp.transpose();
+      head_product(kb, dp, dq.block(row, b * s.queries, s.head_dim, s.queries));
+      head_product(qb, dp.transpose(), dk.block(row, b * s.positions, s.head_dim, s.positions));
     }
   }
 }

@@ -8,6 +8,8 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/numeric/transformer.hpp"
 
+#include "capacity.hpp"
+
 namespace infoflow::numeric {
 
 namespace {
@@ -16,16 +18,17 @@ template <class Scalar>
 double bytes_as(const ModelConfig& model, const TrainOptions& o) {
   const double scalar = sizeof(Scalar);
   const double chunks = static_cast<double>(std::min(o.chunks, o.batch));
-  const Index capacity = (o.batch + std::min(o.chunks, o.batch) - 1) / std::min(o.chunks, o.batch);
+  const Index chunk = (o.batch + std::min(o.chunks, o.batch) - 1) / std::min(o.chunks, o.batch);
   const double parameters = static_cast<double>(ParameterLayout(model).size());
   const double tokens = static_cast<double>(model.tokens * model.token_dim);
   // Weights, AdamW's two moments, one gradient per chunk.
   const double model_bytes = parameters * (3 + chunks) * scalar;
+  const Index capacity = workspace_capacity<Scalar>(model, chunk);
   const double workspaces =
       chunks * static_cast<double>(Workspace<Scalar>::size_for(model, capacity)) * scalar;
   // A chunk's batch is drawn in double and cast; the validation set likewise, plus the
   // calibration set drawn before it.
-  const double batch = chunks * static_cast<double>(capacity) * tokens * (8 + scalar);
+  const double batch = chunks * static_cast<double>(chunk) * tokens * (8 + scalar);
   const double validation = static_cast<double>(o.validation_size) * tokens * (2 * 8 + scalar);
   return model_bytes + workspaces + batch + validation;
 }

@@ -15,6 +15,8 @@
 #include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/transformer.hpp"
 
+#include "capacity.hpp"
+
 #include <omp.h>
 
 namespace infoflow::numeric {
@@ -170,7 +172,8 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   const Index d = task.token_dim();
   const Index chunks = std::min(o.chunks, o.batch);
   const std::vector<Chunk> pieces = cut(o.batch, chunks);
-  const Index capacity = pieces.front().count;
+  const Index chunk_size = pieces.front().count;
+  const Index capacity = workspace_capacity<Scalar>(config, chunk_size);
   const Index threads = std::min<Index>(o.threads > 0 ? o.threads : omp_get_num_procs(), chunks);
   result.threads_used = threads;
   std::vector<Workspace<Scalar>> workspaces;
@@ -226,11 +229,12 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
   std::vector<AlignedVector<Scalar>> gradients(
       static_cast<std::size_t>(chunks), AlignedVector<Scalar>(static_cast<std::size_t>(size)));
   std::vector<Eigen::MatrixXd> xd(static_cast<std::size_t>(chunks),
-                                  Eigen::MatrixXd(d, capacity * t));
-  std::vector<Eigen::VectorXd> yd(static_cast<std::size_t>(chunks), Eigen::VectorXd(capacity));
-  std::vector<Matrix<Scalar>> xs(static_cast<std::size_t>(chunks), Matrix<Scalar>(d, capacity * t));
+                                  Eigen::MatrixXd(d, chunk_size * t));
+  std::vector<Eigen::VectorXd> yd(static_cast<std::size_t>(chunks), Eigen::VectorXd(chunk_size));
+  std::vector<Matrix<Scalar>> xs(static_cast<std::size_t>(chunks),
+                                 Matrix<Scalar>(d, chunk_size * t));
   std::vector<AlignedVector<Scalar>> preds(
-      static_cast<std::size_t>(chunks), AlignedVector<Scalar>(static_cast<std::size_t>(capacity)));
+      static_cast<std::size_t>(chunks), AlignedVector<Scalar>(static_cast<std::size_t>(chunk_size)));
   std::vector<double> chunk_sse(static_cast<std::size_t>(chunks));
 
   AdamW<Scalar> optimizer(model.layout(), o.adam);
@@ -318,18 +322,23 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
       draw_samples(task, step_seed, p.first, p.count, xd[k].leftCols(p.count * t),
                    yd[k].head(p.count));
       xs[k].leftCols(p.count * t) = xd[k].leftCols(p.count * t).template cast<Scalar>();
-      workspaces[k].forward(model, xs[k].data(), p.count, preds[k].data());
+      std::fill(gradients[k].begin(), gradients[k].end(), Scalar(0));
       double sse = 0;
-      for (Index i = 0; i < p.count; ++i) {
-        const Scalar target = (static_cast<Scalar>(yd[k](i)) - mean) / spread;
-        const Scalar err = preds[k][static_cast<std::size_t>(i)] - target;
-        sse += static_cast<double>(err) * static_cast<double>(err);
-        // d(mean squared error)/d(prediction), over the whole batch.
-        preds[k][static_cast<std::size_t>(i)] = Scalar(2) * err / static_cast<Scalar>(o.batch);
+      // The chunk goes through its workspace `capacity` sequences at a time (capacity.hpp).
+      for (Index first = 0; first < p.count; first += capacity) {
+        const Index count = std::min(capacity, p.count - first);
+        Scalar* pred = preds[k].data() + first;
+        workspaces[k].forward(model, xs[k].data() + first * t * d, count, pred);
+        for (Index i = 0; i < count; ++i) {
+          const Scalar target = (static_cast<Scalar>(yd[k](first + i)) - mean) / spread;
+          const Scalar err = pred[i] - target;
+          sse += static_cast<double>(err) * static_cast<double>(err);
+          // d(mean squared error)/d(prediction), over the whole batch.
+          pred[i] = Scalar(2) * err / static_cast<Scalar>(o.batch);
+        }
+        workspaces[k].backward(model, pred, gradients[k].data());
       }
       chunk_sse[k] = sse;
-      std::fill(gradients[k].begin(), gradients[k].end(), Scalar(0));
-      workspaces[k].backward(model, preds[k].data(), gradients[k].data());
     }
     AlignedVector<Scalar>& gradient = gradients[0];
     double sse = chunk_sse[0];

@@ -14,6 +14,26 @@ namespace infoflow::numeric {
 namespace {
 constexpr double kPositionStd = 0.1;
 
+/// A block of rows of a stacked matrix (a projection's rows within the stacked projections).
+template <class Scalar>
+using Strided = Eigen::Map<Matrix<Scalar>, 0, Eigen::OuterStride<>>;
+
+/// W_k, W_v and, where `w` has room for three, W_q, stacked in rows in that order.
+template <class Scalar>
+void stack_projection_weights(const Transformer<Scalar>& model, const LayerTensors& lt,
+                              MatrixMap<Scalar> w) {
+  const std::vector<TensorInfo>& tensors = model.layout().tensors();
+  const int order[] = {lt.attn_k, lt.attn_v, lt.attn_q};
+  Index row = 0;
+  for (const int i : order) {
+    if (row == w.rows()) break;
+    const TensorInfo& info = tensors[static_cast<std::size_t>(i)];
+    w.middleRows(row, info.rows) =
+        ConstMatrixMap<Scalar>(model.parameters().data() + info.offset, info.rows, info.cols);
+    row += info.rows;
+  }
+}
+
 template <class Scalar>
 Matrix<Scalar> sinusoidal_encoding(Index e, Index t) {
   // Vaswani et al.: even rows sin(p / 10000^(2i/E)), odd rows cos, positions p = 1..T.
@@ -143,10 +163,11 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
       ls.normed2 = reserve(e, nq);
       ls.stats2 = reserve(2, nq);
     }
-    if (!full(l)) ls.query_in = reserve(e, capacity);
-    ls.q = reserve(hn, nq);
-    ls.k = reserve(hn, n_all);
-    ls.v = reserve(hn, n_all);
+    ls.projections = reserve((full(l) ? 3 : 2) * hn, n_all);
+    if (!full(l)) {
+      ls.query_in = reserve(e, capacity);
+      ls.q = reserve(hn, capacity);
+    }
     ls.probs = reserve(s * sq, capacity * config_.heads[static_cast<std::size_t>(l)]);
     ls.context = reserve(hn, nq);
     ls.mid = reserve(e, nq);
@@ -165,11 +186,12 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
   grad_b_ = reserve(e, n_all);
   grad_c_ = reserve(e, n_all);
   grad_hidden_ = reserve(std::max(config_.ffn_width, config_.readout_width), n_all);
-  grad_q_ = reserve(hn_max, n_all);
-  grad_k_ = reserve(hn_max, n_all);
-  grad_v_ = reserve(hn_max, n_all);
+  stacked_weights_ = reserve(3 * hn_max, e);
+  grad_stacked_weights_ = reserve(3 * hn_max, e);
+  grad_projections_ = reserve(3 * hn_max, n_all);
+  grad_q_ = reserve(hn_max, capacity);
   grad_ctx_ = reserve(hn_max, n_all);
-  grad_probs_ = reserve(s, s);
+  attention_scratch_ = reserve(s, s + hn_max);
   if (allocate) buffer_.assign(static_cast<std::size_t>(size_), Scalar(0));
 }
 
@@ -226,30 +248,36 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
       a1_data = a1.data();
     }
     const MatrixMap<Scalar> a1(a1_data, e, n_all);
-    MatrixMap<Scalar> k = map(ls.k, n_all);
-    MatrixMap<Scalar> v = map(ls.v, n_all);
-    MatrixMap<Scalar> q = map(ls.q, nq);
+    // K, V and, in a full layer, Q in one product of their stacked weights: the input is packed
+    // once rather than three times, and the kernel runs on taller panels.
+    const Index stacked = (full(l) ? 3 : 2) * hn;
+    MatrixMap<Scalar> w(buffer_.data() + stacked_weights_.offset, stacked, e);
+    stack_projection_weights(model, lt, w);
+    MatrixMap<Scalar> proj = map(ls.projections, n_all);
+    proj.noalias() = w * a1;
     MatrixMap<Scalar> mid = map(ls.mid, nq);
-    k.noalias() = p(lt.attn_k) * a1;
-    v.noalias() = p(lt.attn_v) * a1;
+    // mid starts as the residual plus the output bias, and the projection accumulates into it.
+    const auto bias_o = p(lt.attn_o_bias).col(0);
     if (full(l)) {
-      q.noalias() = p(lt.attn_q) * a1;
-      mid = z;
+      mid = z.colwise() + bias_o;
     } else {
       MatrixMap<Scalar> qin = map(ls.query_in, count);
       for (Index b = 0; b < count; ++b) {
         qin.col(b) = a1.col(b * s + t);
-        mid.col(b) = z.col(b * s + t);
+        mid.col(b) = z.col(b * s + t) + bias_o;
       }
-      q.noalias() = p(lt.attn_q) * qin;
+      map(ls.q, count).noalias() = p(lt.attn_q) * qin;
     }
+    const Strided<Scalar> q =
+        full(l) ? Strided<Scalar>(proj.data() + 2 * hn, hn, nq, Eigen::OuterStride<>(stacked))
+                : Strided<Scalar>(map(ls.q, count).data(), hn, count, Eigen::OuterStride<>(hn));
     const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
                                        s,     full(l) ? s : 1, c.scale_of(l)};
     MatrixMap<Scalar> ctx = map(ls.context, nq);
-    layers::attention_forward<Scalar>(shape, q.topRows(hn), k, v, buffer_.data() + ls.probs.offset,
-                                      ctx);
+    layers::attention_forward<Scalar>(shape, q, proj.topRows(hn), proj.middleRows(hn, hn),
+                                      buffer_.data() + ls.probs.offset, ctx,
+                                      buffer_.data() + attention_scratch_.offset);
     mid.noalias() += p(lt.attn_o) * ctx;
-    mid.colwise() += p(lt.attn_o_bias).col(0);
 
     Scalar* a2_data = mid.data();
     if (c.pre_layer_norm) {
@@ -265,9 +293,8 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
     layers::activation_forward<Scalar>(c.activation, hp, hid);
     MatrixMap<Scalar> out = full(l) ? map(layers_[static_cast<std::size_t>(l + 1)].input, n_all)
                                     : map(readout_in_, count);
-    out = mid;
+    out = mid.colwise() + p(lt.ffn_b2).col(0);
     out.noalias() += p(lt.ffn_w2) * hid;
-    out.colwise() += p(lt.ffn_b2).col(0);
   }
 
   // Readout MLP on the readout token's final state.
@@ -372,29 +399,38 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
     layers::linear_backward_params<Scalar>(ctx, d_mid, g(lt.attn_o), graw(lt.attn_o_bias));
     MatrixMap<Scalar> dctx(buffer_.data() + grad_ctx_.offset, hn, nq);
     dctx.noalias() = p(lt.attn_o).transpose() * d_mid;
-    MatrixMap<Scalar> dq(buffer_.data() + grad_q_.offset, hn, nq);
-    MatrixMap<Scalar> dk(buffer_.data() + grad_k_.offset, hn, n_all);
-    MatrixMap<Scalar> dv(buffer_.data() + grad_v_.offset, hn, n_all);
+    // The projections stacked as in forward(): K, V and, in a full layer, Q.
+    const Index stacked = (full(l) ? 3 : 2) * hn;
+    MatrixMap<Scalar> proj = map(ls.projections, n_all);
+    MatrixMap<Scalar> dproj(buffer_.data() + grad_projections_.offset, stacked, n_all);
+    const Strided<Scalar> q =
+        full(l) ? Strided<Scalar>(proj.data() + 2 * hn, hn, nq, Eigen::OuterStride<>(stacked))
+                : Strided<Scalar>(map(ls.q, count).data(), hn, count, Eigen::OuterStride<>(hn));
+    Strided<Scalar> dq =
+        full(l) ? Strided<Scalar>(dproj.data() + 2 * hn, hn, nq, Eigen::OuterStride<>(stacked))
+                : Strided<Scalar>(buffer_.data() + grad_q_.offset, hn, count,
+                                  Eigen::OuterStride<>(hn));
     const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
                                        s,     full(l) ? s : 1, c.scale_of(l)};
-    const MatrixMap<Scalar> q = map(ls.q, nq);
-    const MatrixMap<Scalar> k = map(ls.k, n_all);
-    const MatrixMap<Scalar> v = map(ls.v, n_all);
-    layers::attention_backward<Scalar>(shape, q, k, v, buffer_.data() + ls.probs.offset, dctx, dq,
-                                       dk, dv, buffer_.data() + grad_probs_.offset);
+    layers::attention_backward<Scalar>(shape, q, proj.topRows(hn), proj.middleRows(hn, hn),
+                                       buffer_.data() + ls.probs.offset, dctx, dq,
+                                       dproj.topRows(hn), dproj.middleRows(hn, hn),
+                                       buffer_.data() + attention_scratch_.offset);
 
-    // Projections: q = W_q a1 (queries only), k = W_k a1, v = W_v a1.
+    // Projections: one product for the stacked weights' gradient, one for the input's.
     const MatrixMap<Scalar> z = map(ls.input, n_all);
     const Scalar* a1_data = c.pre_layer_norm ? map(ls.normed1, n_all).data() : z.data();
     const Eigen::Map<const Mat<Scalar>> a1(a1_data, e, n_all);
-    layers::linear_backward_params<Scalar>(a1, dk, g(lt.attn_k), nullptr);
-    layers::linear_backward_params<Scalar>(a1, dv, g(lt.attn_v), nullptr);
+    MatrixMap<Scalar> dw(buffer_.data() + grad_stacked_weights_.offset, stacked, e);
+    dw.noalias() = dproj * a1.transpose();
+    g(lt.attn_k) += dw.topRows(hn);
+    g(lt.attn_v) += dw.middleRows(hn, hn);
+    MatrixMap<Scalar> w(buffer_.data() + stacked_weights_.offset, stacked, e);
+    stack_projection_weights(model, lt, w);
     MatrixMap<Scalar> da1(gc, e, n_all);
-    da1.noalias() = p(lt.attn_k).transpose() * dk;
-    da1.noalias() += p(lt.attn_v).transpose() * dv;
+    da1.noalias() = w.transpose() * dproj;
     if (full(l)) {
-      layers::linear_backward_params<Scalar>(a1, dq, g(lt.attn_q), nullptr);
-      da1.noalias() += p(lt.attn_q).transpose() * dq;
+      g(lt.attn_q) += dw.bottomRows(hn);
     } else {
       layers::linear_backward_params<Scalar>(map(ls.query_in, count), dq, g(lt.attn_q), nullptr);
       // The readout columns of da1 receive W_q^T dq; d_out (ga) is free again, use it as scratch.

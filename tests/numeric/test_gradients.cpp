@@ -55,6 +55,13 @@ std::vector<Case> cases() {
   c.tokens = 1;
   c.heads = {8, 1};
   out.push_back({"one_token_one_dim_heads", c});
+  // S = 10 and n = 7: the attention's products take every path of layers::head_product (blocks
+  // of 8 columns and the columns after them; rows in a packet, a half packet and one alone).
+  c = base();
+  c.tokens = 9;
+  c.heads = {2, 2};
+  c.head_dim = 7;
+  out.push_back({"long_sequence_wide_heads", c});
   return out;
 }
 

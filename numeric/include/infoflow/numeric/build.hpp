@@ -13,7 +13,9 @@ namespace infoflow::numeric {
 
 /// Bumped whenever a change of the numeric core changes what a configuration produces.
 /// 2: the GELU backward uses the forward's vectorised tanh (results of 1 differ in low bits).
-inline constexpr const char* kCodeVersion = "infoflow-numeric-2";
+/// 3: the faster step (attention per head in registers, K/V/Q in one product, biases where the
+///    products accumulate, a chunk a few sequences at a time): sums in another order.
+inline constexpr const char* kCodeVersion = "infoflow-numeric-3";
 
 std::string instruction_set();
 std::string build_type();

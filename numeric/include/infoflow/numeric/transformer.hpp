@@ -106,7 +106,8 @@ class Workspace {
     Slot normed1;     ///< LN1(z), E x N (pre-LN only)
     Slot stats1;      ///< mean and 1/std per column, 2 x N (pre-LN only)
     Slot query_in;    ///< normed input at the readout, E x count (last layer only)
-    Slot q, k, v;     ///< hn x Nq, hn x N, hn x N
+    Slot projections;  ///< K, V and Q stacked in rows, 3hn x N (K and V only in the last layer)
+    Slot q;            ///< the last layer's queries, hn x count
     Slot probs;       ///< softmax weights, S x Sq per (sequence, head)
     Slot context;     ///< hn x Nq
     Slot mid;         ///< z after attention, E x Nq
@@ -126,7 +127,9 @@ class Workspace {
   const Scalar* inputs_ = nullptr;
   std::vector<LayerSlots> layers_;
   Slot embedded_, readout_in_, readout_normed_, readout_stats_, readout_pre_, readout_hidden_;
-  Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_q_, grad_k_, grad_v_, grad_ctx_, grad_probs_;
+  Slot stacked_weights_, grad_stacked_weights_;  ///< W_k, W_v, W_q stacked as the projections
+  Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_projections_, grad_q_, grad_ctx_;
+  Slot attention_scratch_;  ///< S x (S + n): a head's K^T or V^T, and its score gradient
   AlignedVector<Scalar> buffer_;
   Index size_ = 0;
 };
