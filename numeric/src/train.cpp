@@ -266,7 +266,9 @@ TrainResult run(const ModelConfig& config, const Task& task, const TrainOptions&
       start_from(c, config, spread, mean, model, o.checkpoint);
     } else {
     require(c.fingerprint == print,
-            "the checkpoint " + o.checkpoint.string() + " belongs to another configuration");
+            "the checkpoint " + o.checkpoint.string() +
+                " belongs to another configuration (model, task, training settings, task seed, "
+                "code version or build)");
     require(c.parameters.size() == static_cast<std::size_t>(size) * sizeof(Scalar) &&
                 c.first_moment.size() == c.parameters.size() &&
                 c.second_moment.size() == c.parameters.size(),

@@ -7,6 +7,7 @@
 #include "infoflow/core/architecture.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/experiments/settings_json.hpp"
+#include "infoflow/numeric/build.hpp"
 #include "infoflow/session/target_request.hpp"
 #include "infoflow/targets/evaluator.hpp"
 
@@ -58,12 +59,15 @@ PreparedRun prepare_training(const TrainRequest& request) {
   s.model.positional = s.positional.value_or(run.task->recommended_positional());
   s.positional = s.model.positional;
   s.model.validate();
-  // The task's random parameters are not in its description: the tag refuses a checkpoint of
-  // another task seed.
+  // The task's random parameters are not in its description, and the numbers depend on the
+  // code version and the build: the tag refuses a checkpoint of another task seed, or one
+  // written by another version or build, whose resumed curve would mix two kinds of numbers.
+  // (A sweep's checkpoints are filed under its run key, which holds all three already.)
   const numeric::TaskOptions& t = s.task;
-  s.training.checkpoint_tag =
-      fmt::format("task_seed={} D={} k={} T0={} norm={}", t.seed, t.comparisons, t.rank,
-                  t.positions, t.norm == numeric::NormKind::kPlain ? "plain" : "squared");
+  s.training.checkpoint_tag = fmt::format(
+      "task_seed={} D={} k={} T0={} norm={} code={} march={} build={}", t.seed, t.comparisons,
+      t.rank, t.positions, t.norm == numeric::NormKind::kPlain ? "plain" : "squared",
+      numeric::kCodeVersion, numeric::instruction_set(), numeric::build_type());
   s.training.validate();
   return run;
 }

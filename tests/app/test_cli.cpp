@@ -17,6 +17,8 @@
 #include "common/cli.hpp"
 #include "common/temp_catalogue.hpp"
 #include "common/temp_dir.hpp"
+#include "infoflow/numeric/build.hpp"
+#include "infoflow/numeric/checkpoint.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -572,6 +574,25 @@ BOOST_AUTO_TEST_CASE(train_refuses_a_checkpoint_of_another_configuration) {
   const Run other = run(base + " --task-seed 7");
   BOOST_TEST(other.code == 2);
   BOOST_TEST(contains(other.out, "belongs to another configuration"));
+}
+
+BOOST_AUTO_TEST_CASE(train_refuses_a_checkpoint_of_another_code_version) {
+  // The same run written by an earlier code version: resuming it would join curves whose
+  // numbers were summed in another order.
+  const TempDir temp;
+  const std::filesystem::path file = temp.dir() / "run.ckpt";
+  const std::string base = "train --task intrinsic_dim --D 2 --T 6 --heads 2,2 --E 8 --steps 50 "
+                           "--batch 8 --val-size 32 --checkpoint " + file.string();
+  BOOST_TEST_REQUIRE(run(base).code == 0);
+  infoflow::numeric::Checkpoint c = infoflow::numeric::load_checkpoint(file);
+  const std::string now = std::string("code=") + infoflow::numeric::kCodeVersion;
+  const std::size_t at = c.fingerprint.find(now);
+  BOOST_TEST_REQUIRE(at != std::string::npos, c.fingerprint);
+  c.fingerprint.replace(at, now.size(), "code=infoflow-numeric-0");
+  infoflow::numeric::save_checkpoint(file, c);
+  const Run resumed = run(base);
+  BOOST_TEST(resumed.code == 2);
+  BOOST_TEST(contains(resumed.out, "code version"));
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_experiment_is_rejected_before_anything_runs) {
