@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include <Eigen/SVD>
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
@@ -96,6 +97,26 @@ struct Score {
   bool holder_positions = false;
   bool holder_token = false;  ///< a term reads the holder's own token
 };
+
+/// A cross part x_holder' B x_candidate written as x_holder' P V' x_candidate, with r columns
+/// each: V' x_candidate is what a key (and a fetched value) holds, P' x_holder the query. A B of
+/// full rank keeps the token's own coordinates (P = B, V = I); a rank-deficient one (a product
+/// of two linear forms: rank 1) takes its r singular directions, so that a head spends r key
+/// dimensions on it instead of d.
+struct CrossFactors {
+  Eigen::MatrixXd holder;     ///< P, d x r
+  Eigen::MatrixXd candidate;  ///< V, d x r
+};
+
+CrossFactors factor_cross(const Eigen::MatrixXd& b) {
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(b, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  const Eigen::VectorXd& sigma = svd.singularValues();
+  const double largest = sigma.size() > 0 ? sigma(0) : 0;
+  long rank = 0;
+  while (rank < sigma.size() && sigma(rank) > 1e-9 * largest) ++rank;
+  if (rank == b.cols()) return {b, Eigen::MatrixXd::Identity(b.cols(), b.cols())};
+  return {svd.matrixU().leftCols(rank) * sigma.head(rank).asDiagonal(), svd.matrixV().leftCols(rank)};
+}
 
 class Lowering {
  public:
@@ -861,29 +882,42 @@ class Lowering {
                                        "no earlier layer fetched them");
       }
     }
-    // Keys 2..: the holder's x against the candidate's x through B.
+    // Keys 2..: the holder's x against the candidate's x through B = P V', one key dimension
+    // for each of B's r singular directions (x itself when B has full rank).
     const bool cross = score.cross.size() > 0;
     const bool selected = at == Class::kReadout && selected_.count(id) != 0;
     std::optional<Form> selected_value;
     if (selected) selected_value = affine_selection(id, q.form.index, step);
-    const bool fetch_x = cross || (selected && !selected_value);
+    const bool fetch_x = selected && !selected_value;  // a selection's nonlinear body reads x
+    const CrossFactors factors = cross ? factor_cross(score.cross) : CrossFactors{};
+    const long rank = factors.candidate.cols();
     std::vector<long> fetched;
-    if (cross) {
-      for (long j = 0; j < d_; ++j) {
-        Form query = network_->zero();
-        for (long i = 0; i < d_; ++i) query(holder[static_cast<std::size_t>(i)]) = sign * score.cross(i, j);
-        role.query.push_back(query);
-        role.key.push_back(network_->unit(Network::kToken + j));
+    for (long j = 0; j < rank; ++j) {
+      Form query = network_->zero();
+      Form key = network_->zero();
+      for (long i = 0; i < d_; ++i) {
+        query(holder[static_cast<std::size_t>(i)]) = sign * factors.holder(i, j);
+        key(Network::kToken + i) = factors.candidate(i, j);
       }
+      role.query.push_back(query);
+      role.key.push_back(key);
     }
-    if (fetch_x) {
-      for (long j = 0; j < d_; ++j) {
-        fetched.push_back(network_->allocate(q.name + ": the token fetched", step));
-        role.values.push_back(network_->unit(Network::kToken + j));
-        role.into.push_back(fetched.back());
+    // What the holder's FFN multiplies with its own x: the candidate's x, or its projections.
+    const long fetched_width = fetch_x ? d_ : rank;
+    for (long j = 0; j < fetched_width; ++j) {
+      Form fetched_value = network_->zero();
+      if (fetch_x) {
+        fetched_value(Network::kToken + j) = 1;
+      } else {
+        for (long i = 0; i < d_; ++i) fetched_value(Network::kToken + i) = factors.candidate(i, j);
       }
-      if (selected) fetched_x_[id] = fetched;
+      fetched.push_back(network_->allocate(q.name + ": the token fetched", step));
+      role.values.push_back(fetched_value);
+      role.into.push_back(fetched.back());
     }
+    if (fetch_x) fetched_x_[id] = fetched;
+    // The cross term as the FFN computes it: x_holder' P (what was fetched).
+    const Eigen::MatrixXd cross_on_fetched = fetch_x ? score.cross : factors.holder;
     if (selected_value) {
       const long into = network_->allocate(q.name + ": the selection's value", step);
       role.values.push_back(*selected_value);
@@ -918,13 +952,13 @@ class Lowering {
     if (cross || !nonlinear.empty()) {
       std::vector<long> inputs = holder;
       if (cross) inputs.insert(inputs.end(), fetched.begin(), fetched.end());
-      const Eigen::MatrixXd b = score.cross;
+      const Eigen::MatrixXd b = cross_on_fetched;
       const long d = d_;
       jobs.push_back(Job{at, inputs,
                          [b, d, cross, nonlinear](const Eigen::VectorXd& z) {
                            const Eigen::VectorXd xu = z.head(d);
                            double out = 0;
-                           if (cross) out += xu.dot(b * z.segment(d, d));
+                           if (cross) out += xu.dot(b * z.segment(d, b.cols()));
                            for (const TokenFunction& piece : nonlinear) out += piece.f(xu);
                            return out;
                          },
@@ -932,7 +966,7 @@ class Lowering {
                          [this, at, id](long into) {
                            values_[static_cast<int>(at)][id] += network_->unit(into);
                          }});
-      if (cross && !selected) {
+      if (cross && !fetch_x) {
         for (const long c : fetched) erasures.emplace_back(c, std::nullopt);
       }
       pending_values_.insert(id);
