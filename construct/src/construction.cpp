@@ -136,6 +136,7 @@ class Lowering {
     } catch (const Failure& f) {
       out.failure = f.what();
       out.failed_in = f.failed_in;
+      out.head_dim_needed = f.head_dim_needed;
     }
     if (network_) {
       out.config = network_->config();

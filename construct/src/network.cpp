@@ -71,10 +71,12 @@ void Network::set_head(long layer, long head, const Role& inputs, const Role& re
     values += static_cast<long>(role->values.size());
   }
   if (keys > n || values > n) {
-    throw Failure("engine", fmt::format("{}: head {} of layer {} needs {} key and {} value "
-                                        "dimensions (one key dimension a role for the candidate's "
-                                        "own score and the readout's exclusion), n = {}",
-                                        step, head + 1, layer + 1, keys, values, n));
+    throw Failure("width",
+                  fmt::format("{}: head {} of layer {} needs {} key and {} value dimensions (one "
+                              "key dimension a role for the candidate's own score and the "
+                              "readout's exclusion), n = {}",
+                              step, head + 1, layer + 1, keys, values, n),
+                  std::max(keys, values));
   }
   const std::string p = "layer" + std::to_string(layer + 1) + ".attn.";
   numeric::MatrixMap<double> q = model_.tensor(p + "q");

@@ -18,9 +18,10 @@ namespace infoflow::construct::detail {
 
 /// A plan step that does not compile; `failed_in` says whose rule is missing.
 struct Failure : std::runtime_error {
-  Failure(std::string whose, const std::string& what)
-      : std::runtime_error(what), failed_in(std::move(whose)) {}
-  std::string failed_in;  ///< "engine" or "constructor"
+  Failure(std::string whose, const std::string& what, long head_dim = 0)
+      : std::runtime_error(what), failed_in(std::move(whose)), head_dim_needed(head_dim) {}
+  std::string failed_in;  ///< "engine", "constructor" or "width" (Construction::failed_in)
+  long head_dim_needed = 0;  ///< "width": the head dimension the step needs
 };
 
 /// The two token classes a head may act differently at.

@@ -33,6 +33,8 @@ nlohmann::json construction_json(const construct::Construction& c,
   j["built"] = c.built;
   j["failure"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.failure);
   j["failed_in"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.failed_in);
+  j["head_dim_needed"] =
+      c.head_dim_needed > 0 ? nlohmann::json(c.head_dim_needed) : nlohmann::json(nullptr);
   j["plan"] = c.plan_text;
   j["architecture"] = {{"heads", c.config.heads}, {"E", c.config.embedding},
                        {"d", c.config.token_dim}, {"n", c.config.head_dim},
@@ -65,6 +67,8 @@ std::string construction_text(const construct::Construction& c,
   std::string out = fmt::format("plan: {}\n", c.plan_text);
   if (!c.built) {
     out += fmt::format("not built ({}): {}\n", c.failed_in, c.failure);
+    if (c.head_dim_needed > 0)
+      out += fmt::format("that step has room at --head-dim {}\n", c.head_dim_needed);
     return out;
   }
   out += fmt::format(

@@ -36,6 +36,14 @@ std::vector<long> heads_of(const std::string& text) {
   return out;
 }
 
+/// The most indices bound along one path of nested reductions: the target's exact value takes
+/// up to T^k evaluations of the body per sequence.
+long nested_indices(const tg::Node& n) {
+  long inner = 0;
+  for (const tg::Node& a : n.args) inner = std::max(inner, nested_indices(a));
+  return inner + (n.kind == tg::Node::Kind::kReduce ? static_cast<long>(n.binders.size()) : 0);
+}
+
 struct Built {
   th::Plan plan;
   cn::Construction construction;
@@ -150,7 +158,9 @@ BOOST_AUTO_TEST_CASE(a_head_too_narrow_for_a_query_key_product_is_found) {
   const Built b = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 4, quick());
   BOOST_TEST(!b.construction.built);
   BOOST_TEST(b.construction.failure.find("5 key") != std::string::npos, b.construction.failure);
-  const Built wide = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 8, quick());
+  BOOST_TEST(b.construction.failed_in == "width");  // the heads suffice: n is short
+  BOOST_TEST(b.construction.head_dim_needed == 5);
+  const Built wide = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 5, quick());
   BOOST_TEST(wide.construction.built, wide.construction.failure);
   BOOST_TEST(wide.construction.nmse <= 1e-3);
 }
@@ -173,11 +183,16 @@ BOOST_AUTO_TEST_CASE(a_product_of_two_linear_forms_takes_one_key_dimension) {
 
 /// Every row of tests/data/engine_targets.toml that is efficient on its architecture (E = 16,
 /// d = 4, n = 4, T = 8): built, it reaches NMSE <= 1e-3; not built, it says why and whose rule
-/// is missing. The count built may only grow (docs/constructions.md lists the others).
+/// is missing. Where only a head's width is short ("width"), the same heads are built at the
+/// head dimension the failure names. The counts may only grow (docs/constructions.md lists
+/// the others).
 BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
   const toml::table table = toml::parse_file(INFOFLOW_TEST_DATA_DIR "/engine_targets.toml");
   long efficient = 0;
   long built = 0;
+  long built_wider = 0;
+  long wider_above = 0;
+  long wider_not_measured = 0;
   for (const toml::node& node : *table["case"].as_array()) {
     const toml::table& row = *node.as_table();
     if (row["verdict"].value_or(std::string()) != "efficient") continue;
@@ -188,17 +203,38 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
     }
     if (set.count("T") != 0) continue;  // planned at its own T below; none of these is at 8
     BOOST_TEST_CONTEXT(formula << " on (" << row["on"].value_or(std::string()) << ")") {
+      const std::vector<long> heads = heads_of(row["on"].value_or(std::string()));
+      const bool positional = row["pe"].value_or(false);
       Built b;
       try {
-        b = build(formula, heads_of(row["on"].value_or(std::string())), 8, set, 16, 4, quick(),
-                  row["pe"].value_or(false));
+        b = build(formula, heads, 8, set, 16, 4, quick(), positional);
       } catch (const infoflow::InputError&) {
         continue;  // no index tuple at T = 8 (t < s inside a sum over t): not a plan to build
       }
       ++efficient;
-      if (b.construction.built) {
-        ++built;
+      if (b.construction.built) ++built;
+      long head_dim = 4;
+      if (!b.construction.built && b.construction.failed_in == "width" &&
+          nested_indices(tg::Formula::parse(formula).root()) > 5) {
+        // Measuring it takes 8^k exact evaluations a sequence (8^7 = 2 million for the chain of
+        // seven tokens): minutes, so the command builds it (docs/constructions.md), not this test.
+        ++wider_not_measured;
+        continue;
+      }
+      while (!b.construction.built && b.construction.failed_in == "width") {
+        BOOST_TEST_REQUIRE(b.construction.head_dim_needed > head_dim, b.construction.failure);
+        head_dim = b.construction.head_dim_needed;
+        b = build(formula, heads, 8, set, 16, head_dim, quick(), positional);
+        if (b.construction.built) ++built_wider;
+      }
+      if (b.construction.built && head_dim == 4) {
         BOOST_TEST(b.construction.nmse <= 1e-3);
+      } else if (b.construction.built) {
+        // At the table's W = 256 and beta = 1,000 a few of these stop between 1e-3 and 6e-3:
+        // the wider head's plans interpolate more products (and a selection's near-ties
+        // average tokens); docs/constructions.md gives their figures.
+        BOOST_TEST(b.construction.nmse <= 1e-2);
+        if (b.construction.nmse > 1e-3) ++wider_above;
       } else {
         BOOST_TEST(!b.construction.failure.empty());
         BOOST_TEST((b.construction.failed_in == "engine" || b.construction.failed_in == "constructor"),
@@ -206,9 +242,14 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
       }
     }
   }
-  BOOST_TEST_MESSAGE("constructed " << built << " of " << efficient << " efficient rows");
+  BOOST_TEST_MESSAGE("constructed " << built << " of " << efficient
+                                    << " efficient rows at n = 4, and " << built_wider
+                                    << " more at the head dimension their steps need (" << wider_above
+                                    << " of them above NMSE 1e-3; " << wider_not_measured
+                                    << " left to the command, too costly to measure here)");
   BOOST_TEST(efficient >= 90);
   BOOST_TEST(built >= 64);
+  BOOST_TEST(built + built_wider >= 74);
 }
 
 /// Where no function is interpolated (knots 0: retrievals and linear readouts), the only error

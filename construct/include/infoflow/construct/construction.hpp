@@ -46,9 +46,12 @@ struct StreamSlot {
 struct Construction {
   bool built = false;
   std::string failure;  ///< why not: the step and the reason ("" when built)
-  /// Whose fault a failure is: "engine" (the plan asks what the architecture lacks) or
-  /// "constructor" (a rule this constructor has no compilation for).
+  /// Whose fault a failure is: "engine" (the plan asks what the architecture lacks: heads,
+  /// stream room, positions), "constructor" (a rule this constructor has no compilation for),
+  /// or "width" (a head needs more dimensions than n: the plan's heads suffice, and the same
+  /// plan compiles at n = head_dim_needed, a width the theory lets grow with the accuracy).
   std::string failed_in;
+  long head_dim_needed = 0;  ///< "width": the n the failing step needs (0 otherwise)
   numeric::ModelConfig config;
   std::vector<double> parameters;  ///< in the layout's order
   numeric::ParameterCount counts;
