@@ -669,9 +669,14 @@ class Lowering {
           throw Failure("engine", fmt::format("{}: layer {} has {} heads", label(s), l + 1, available));
         }
         Role& role = heads[head][static_cast<std::size_t>(at)];
-        if (role.used) throw Failure("engine", label(s) + ": two actions on one head at one class");
+        const bool a_mean = s.action != theorems::Action::kCarry &&
+                            s.action != theorems::Action::kPositionAggregation &&
+                            quantity(s).mode == Mode::kMean;
+        if (role.used && !(a_mean && role.means))
+          throw Failure("engine", label(s) + ": two actions on one head at one class");
+        if (!role.used) role.score = network_->zero();
         role.used = true;
-        role.score = network_->zero();
+        role.means = a_mean;
         head_steps[head] += (head_steps[head].empty() ? "" : "; ") + label(s);
         if (s.action == theorems::Action::kCarry) {
           carry(s, role);

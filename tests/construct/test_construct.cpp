@@ -181,6 +181,18 @@ BOOST_AUTO_TEST_CASE(a_product_of_two_linear_forms_takes_one_key_dimension) {
   BOOST_TEST(narrow.construction.failure.find("2 key") != std::string::npos, narrow.construction.failure);
 }
 
+BOOST_AUTO_TEST_CASE(two_means_share_one_uniform_head) {
+  // Both means of the readout's layer go into the one head of layer 2 (R6: n values a head);
+  // n = 5 for layer 1's query-key product and its own score. The readout's FFN interpolates the
+  // product of two 4-vectors: at the default width 256 that alone leaves 2.2e-3, at 1024 6e-6.
+  cn::ConstructOptions wide = quick();
+  wide.ffn_width = 1024;
+  const Built b = build("sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))", {1, 1}, 8,
+                        {}, 16, 5, wide);
+  BOOST_TEST_REQUIRE(b.construction.built, b.construction.failure);
+  BOOST_TEST(b.construction.nmse <= 1e-3);
+}
+
 /// Every row of tests/data/engine_targets.toml that is efficient on its architecture (E = 16,
 /// d = 4, n = 4, T = 8): built, it reaches NMSE <= 1e-3; not built, it says why and whose rule
 /// is missing. Where only a head's width is short ("width"), the same heads are built at the
@@ -249,7 +261,7 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
                                     << " left to the command, too costly to measure here)");
   BOOST_TEST(efficient >= 90);
   BOOST_TEST(built >= 64);
-  BOOST_TEST(built + built_wider >= 74);
+  BOOST_TEST(built + built_wider >= 75);
 }
 
 /// Where no function is interpolated (knots 0: retrievals and linear readouts), the only error

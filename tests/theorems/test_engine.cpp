@@ -214,6 +214,37 @@ BOOST_AUTO_TEST_CASE(plan_reports_information_sets_and_steps) {
   }
 }
 
+/// R6: the means at one (layer, token class) share uniform heads, n averaged values a head. The
+/// plan's head numbers follow that count, so a printed step never names a head the layer lacks.
+BOOST_AUTO_TEST_CASE(means_at_one_layer_share_a_head_in_the_printed_plan) {
+  th::Engine engine(catalogue());
+  struct Case {
+    std::vector<long> heads;
+    long head_dim;
+    std::vector<long> mean_heads;  // the head each mean step names, in plan order
+  };
+  // Two means at the readout of layer 2, one value each: one head holds both at n = 4; at n = 1
+  // the second opens head 2, and with one head there the plan is not efficient.
+  const char* formula = "sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))";
+  for (const Case& c : {Case{{1, 1}, 4, {1, 1}}, Case{{1, 2}, 1, {1, 2}}}) {
+    BOOST_TEST_CONTEXT(c.head_dim) {
+      th::Architecture a = arch(c.heads);
+      a.head_dim = c.head_dim;
+      const th::Plan p = engine.plan(target(formula), a);
+      BOOST_TEST_REQUIRE(th::to_text(p.verdict) == "efficient", p.reason);
+      std::vector<long> mean_heads;
+      for (const th::PlanStep& s : p.steps) {
+        BOOST_TEST(s.head <= p.architecture.heads[static_cast<std::size_t>(s.layer - 1)]);
+        if (s.action == th::Action::kUniformAggregation) mean_heads.push_back(s.head);
+      }
+      BOOST_TEST(mean_heads == c.mean_heads, boost::test_tools::per_element());
+    }
+  }
+  th::Architecture one_head = arch({1, 1});
+  one_head.head_dim = 1;
+  BOOST_TEST(th::to_text(engine.plan(target(formula), one_head).verdict) != "efficient");
+}
+
 BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {
   th::Engine engine(catalogue());
   const th::Search s = engine.search(target(kIntrinsic, {{"D", 3}}), arch({1}), 3, 8);

@@ -314,6 +314,10 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   p.architecture = a;
   const long layers = a.layers();
   std::vector<std::array<long, 2>> heads(static_cast<std::size_t>(layers + 1), {0, 0});
+  // R6, as the placement counts it: means at one (layer, class) share uniform heads, n averaged
+  // values a head, so a mean goes into the last mean head opened there while it has room.
+  std::vector<std::array<long, 2>> pooled(static_cast<std::size_t>(layers + 1), {0, 0});
+  std::vector<std::array<long, 2>> mean_head(static_cast<std::size_t>(layers + 1), {0, 0});
   std::vector<std::vector<std::string>> token_parts(static_cast<std::size_t>(layers + 1));
   std::vector<std::vector<std::string>> readout_parts(static_cast<std::size_t>(layers + 1));
   std::vector<std::string> carried;  // globals every token holds, for the carry's text
@@ -325,7 +329,20 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
     PlanStep s;
     s.layer = slot->layer;
     s.where = slot->readout ? TokenClass::kReadout : TokenClass::kInputs;
-    s.head = ++heads[static_cast<std::size_t>(s.layer)][slot->readout ? 1 : 0];
+    const auto layer = static_cast<std::size_t>(s.layer);
+    const std::size_t at = slot->readout ? 1 : 0;
+    if (q.mode == Mode::kMean && q.values > 0) {
+      const long n = a.head_dim_of(s.layer - 1);
+      const long pool = pooled[layer][at];
+      const bool room = pool % n != 0;  // the last mean head opened here has free values
+      const long opened = (pool + q.values + n - 1) / n - (pool + n - 1) / n;
+      s.head = room ? mean_head[layer][at] : heads[layer][at] + 1;
+      heads[layer][at] += opened;
+      if (opened > 0) mean_head[layer][at] = heads[layer][at];
+      pooled[layer][at] = pool + q.values;
+    } else {
+      s.head = ++heads[layer][at];
+    }
     s.action = action_of(q, theorem2);
     s.quantity = q.name;
     s.what = q.what;
