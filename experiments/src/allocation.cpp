@@ -195,8 +195,9 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         break;
       }
       case Need::kSteps: {
-        // Each run that stopped at its budget, trained twice as long (at most kMaxDoublings
-        // times the profile's); a run of a seed beyond the profile's is not lengthened.
+        // Each run that stopped at its budget, trained again until the plateau, at most twice
+        // as long (longer(); at most kMaxDoublings times the profile's); a run of a seed
+        // beyond the profile's is not lengthened.
         long capped = 0;  // already trained kMaxDoublings times over
         long beyond = 0;  // of a seed beyond the profile's
         for (std::size_t i = 0; i < result.rows.size(); ++i) {
@@ -218,8 +219,8 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         const auto runs = [](long n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); };
         q.text = q.expected_runs > 0
                      ? fmt::format("more steps: {} that did not pass the plateau test, trained "
-                                   "twice as long (a fresh run: a finished run keeps no "
-                                   "checkpoint){}",
+                                   "again until the plateau, at most twice as long (a fresh "
+                                   "run: a finished run keeps no checkpoint){}",
                                    runs(q.expected_runs), about(q.seconds))
                      : std::string("more steps, but no run is left to lengthen");
         if (capped > 0)

@@ -77,7 +77,21 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     std::vector<const Cell*> all = good_cells;
     all.insert(all.end(), bad_cells.begin(), bad_cells.end());
     const std::string few = too_few_seeds(all);
-    if (claim.verdict == Agreement::kInconclusive) claim.need = Need::kSeeds;
+    if (claim.verdict == Agreement::kInconclusive) {
+      claim.need = Need::kSeeds;
+      // An interval between 0 and the separation straddles no boundary: more seeds narrow it
+      // but do not carry it out. Longer runs may still move either side; otherwise no run of
+      // this profile decides it.
+      if (gap.ci.low >= 0 && gap.ci.high <= kPhaseDecades) {
+        const std::string runs_short = not_converged(all, "of the group");
+        claim.why = fmt::format(
+            "the gap's interval lies between 0 and {} decade: the configurations predicted "
+            "efficient do better, by less than a separation, and more seeds would only narrow "
+            "it{}",
+            kPhaseDecades, runs_short.empty() ? "" : "; " + runs_short);
+        claim.need = runs_short.empty() ? Need::kNothing : Need::kSteps;
+      }
+    }
     if (!few.empty() || !unconverged.empty()) {
       claim.verdict = Agreement::kInconclusive;
       claim.why = !few.empty() ? few : unconverged;

@@ -126,10 +126,7 @@ std::vector<RunConfig> more_seeds(const std::vector<RunConfig>& runs,
 }
 
 RunConfig longer(RunConfig run) {
-  if (run.training.max_steps > 0)
-    run.training.max_steps *= 2;
-  else
-    run.training.steps *= 2;
+  run.training.max_steps = 2 * run.training.budget();
   run.key = run_key(run);
   return run;
 }

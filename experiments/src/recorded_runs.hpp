@@ -35,8 +35,11 @@ std::vector<RunConfig> more_seeds(const std::vector<RunConfig>& runs,
                                   const std::map<std::string, std::string>& labels,
                                   std::size_t count);
 
-/// The run trained twice as long: twice the cap of training until the plateau (until_plateau),
-/// or twice the steps of a fixed budget. Its labels are the run's; its key is not.
+/// The run trained again, at most twice as long, until the plateau: twice the cap of a run
+/// trained until the plateau (until_plateau); a fixed budget of S steps becomes training until
+/// the plateau from S on, at most 2S. A fixed cosine anneals to its last step, so its end
+/// almost never passes the plateau test however long it is; held at the peak until the test
+/// holds, a run can. Its labels are the run's; its key is not.
 RunConfig longer(RunConfig run);
 
 /// How many times `run` is longer() than `profile_run` (0 if it is not).

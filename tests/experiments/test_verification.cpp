@@ -191,6 +191,38 @@ BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_n
   }
 }
 
+/// More seeds are asked for where a gap's interval straddles a boundary (0 or 0.5 decade), not
+/// where it lies between them: there they would only narrow it.
+BOOST_AUTO_TEST_CASE(a_gap_between_zero_and_a_separation_asks_for_no_seeds) {
+  th::Engine engine(catalogue);
+  const ex::ExperimentSpec s = spec("phase", kPhase);
+  auto efficient = [](const ex::RunConfig& r) { return r.model.heads[0] == r.task.comparisons; };
+  const auto apart = [&](double decades) {
+    return [=](const ex::RunConfig& r) { return efficient(r) ? 1e-3 : 1e-3 * std::pow(10.0, decades); };
+  };
+  // 0.25 decade, noise 0.05: the interval lies inside (0, 0.5).
+  for (const ex::Claim& c : ex::verify(s, "quick", measure(s, apart(0.25)), engine).claims) {
+    BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
+    BOOST_TEST(c.why.find("the gap's interval lies between 0 and 0.5 decade") == 0u, c.why);
+    BOOST_TEST(ex::to_text(c.need) == "nothing");
+  }
+  // The same gap with the efficient side still improving: longer runs may widen it.
+  const ex::ExperimentResult short_runs = ex::verify(
+      s, "quick", measure(s, apart(0.25), [&](const ex::RunConfig& r) { return !efficient(r); }),
+      engine);
+  for (const ex::Claim& c : short_runs.claims) {
+    BOOST_TEST(c.why.find("not converged at this budget: 3 of 6 runs of the group") !=
+               std::string::npos, c.why);
+    BOOST_TEST(ex::to_text(c.need) == "steps");
+  }
+  // 0.5 decade: the interval straddles the separation, and seeds may carry it out.
+  for (const ex::Claim& c : ex::verify(s, "quick", measure(s, apart(0.5)), engine).claims) {
+    BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
+    BOOST_TEST(c.why.find("reaches below 0.5 decade") != std::string::npos, c.why);
+    BOOST_TEST(ex::to_text(c.need) == "seeds");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_curve_that_cooled_down_at_its_cap_is_drawn_with_the_cool_down_marked) {
   th::Engine engine(catalogue);
   const ex::ExperimentSpec s = spec("phase", kPhase);
