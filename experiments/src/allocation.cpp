@@ -143,8 +143,6 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
   const bool ladder = searches_ladder(spec);
   const std::string key = ladder_key(spec);
   const std::vector<RunConfig> profile = spec.runs(result.profile);
-  std::map<std::string, const RunConfig*> profile_run;  // by labels
-  for (const RunConfig& r : profile) profile_run.emplace(labels_except(r.labels, {}), &r);
   for (const Claim& c : result.claims) {
     if (c.verdict != Agreement::kInconclusive) continue;
     Request q;
@@ -195,20 +193,20 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         break;
       }
       case Need::kSteps: {
-        // Each run that stopped at its budget, trained again until the plateau, at most twice
-        // as long (longer(); at most kMaxDoublings times the profile's); a run of a seed
-        // beyond the profile's is not lengthened.
+        // Each run that stopped at its budget (the profile's, or another seed's), trained again
+        // until the plateau, at most twice as long (longer(); at most kMaxDoublings times as
+        // planned); a rung past the ladder is not lengthened.
         long capped = 0;  // already trained kMaxDoublings times over
-        long beyond = 0;  // of a seed beyond the profile's
+        long beyond = 0;  // rungs past the profile's ladder
         for (std::size_t i = 0; i < result.rows.size(); ++i) {
           const RunRow& row = result.rows[i];
           if (row.status != numeric::RunStatus::kBudgetReached || !in_group(row, c.group_labels))
             continue;
           if (ladder && row.best_nmse < kAccuracy) continue;  // it passed: its rung is settled
-          const auto original = profile_run.find(labels_except(row.labels, {}));
-          if (original == profile_run.end()) {
+          const std::optional<RunConfig> planned = as_planned(profile, result.runs[i]);
+          if (!planned) {
             ++beyond;
-          } else if (doublings(result.runs[i], *original->second) >= kMaxDoublings) {
+          } else if (doublings(result.runs[i], *planned) >= kMaxDoublings) {
             ++capped;
           } else {
             q.runs.push_back(longer(result.runs[i]));
@@ -228,7 +226,7 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
                                 "pass the plateau test",
                                 runs(capped), 1 << kMaxDoublings);
         if (beyond > 0)
-          q.text += fmt::format("; {} of seeds beyond the profile {} not lengthened",
+          q.text += fmt::format("; {} past the profile's ladder {} not lengthened",
                                 runs(beyond), beyond == 1 ? "is" : "are");
         break;
       }

@@ -56,19 +56,22 @@ std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
       top->second = i;
   }
   const std::vector<RunConfig> profile = runs;
+  std::vector<RunConfig> planned_runs = runs;  // each run before longer(): doublings count from it
+  // The run as planned, or one of its longer() versions, with the record's key.
+  const auto lengthened = [](RunConfig run, const RunRecord& rec) -> std::optional<RunConfig> {
+    for (int k = 0; k <= kMaxDoublings; ++k, run = longer(run))
+      if (run.key == rec.key) return run;
+    return std::nullopt;
+  };
   for (const RunRecord& rec : records) {
     if (keys.count(rec.key) != 0) continue;
-    // A run of the profile trained longer: it takes the run's place, the longest one wins.
+    // A run already listed (the profile's, or another seed's) trained longer: it takes the
+    // run's place, the longest one wins.
     if (const auto same = by_run.find(labels_except(rec.labels, {})); same != by_run.end()) {
-      RunConfig run = profile[same->second];
-      for (int k = 1; k <= kMaxDoublings; ++k) {
-        run = longer(run);
-        if (run.key != rec.key) continue;
-        RunConfig& current = runs[same->second];
-        if (doublings(run, profile[same->second]) > doublings(current, profile[same->second]))
-          current = run;
-        break;
-      }
+      const std::size_t i = same->second;
+      if (const std::optional<RunConfig> run = lengthened(planned_runs[i], rec);
+          run && doublings(*run, planned_runs[i]) > doublings(runs[i], planned_runs[i]))
+        runs[i] = *run;
       continue;
     }
     // A rung past the profile's widest, of a search that found none on its ladder.
@@ -79,19 +82,34 @@ std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
         if (run.key != rec.key) continue;
         keys.insert(run.key);
         runs.push_back(run);
+        planned_runs.push_back(run);
         break;
       }
       continue;
     }
+    // A run of the profile's configuration with another seed, as planned or trained longer.
     const auto at = first.find(configuration_of(rec.labels));
     const std::optional<std::uint64_t> seed = seed_of(rec.labels);
     if (at == first.end() || !seed) continue;
-    RunConfig run = with_seed(profile[at->second], *seed);
-    if (run.key != rec.key) continue;  // these labels, another configuration or code version
-    keys.insert(run.key);
-    runs.push_back(std::move(run));
+    const RunConfig planned = with_seed(profile[at->second], *seed);
+    const std::optional<RunConfig> run = lengthened(planned, rec);
+    if (!run) continue;  // these labels, another configuration or code version
+    by_run.emplace(labels_except(rec.labels, {}), runs.size());
+    runs.push_back(*run);
+    planned_runs.push_back(planned);
   }
   return runs;
+}
+
+std::optional<RunConfig> as_planned(const std::vector<RunConfig>& profile, const RunConfig& run) {
+  const std::optional<std::uint64_t> seed = seed_of(run.labels);
+  const std::string configuration = configuration_of(run.labels);
+  for (const RunConfig& p : profile) {
+    if (configuration_of(p.labels) != configuration) continue;
+    if (seed) return with_seed(p, *seed);
+    return p;
+  }
+  return std::nullopt;
 }
 
 std::vector<RunConfig> more_seeds(const std::vector<RunConfig>& runs,

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,9 @@ namespace infoflow::experiments {
 inline constexpr int kMaxDoublings = 4;
 
 /// `runs` (a profile's) with, in place of each run, its longest recorded longer() version, and
-/// after them, in the records' order, the runs of the same configurations with other seeds and,
-/// when `ladder` names a ladder's key, the rungs past the widest of a search (ladder.hpp's
-/// wider(), at most kMaxWidenings).
+/// after them, in the records' order, the runs of the same configurations with other seeds (each
+/// likewise in its longest recorded version) and, when `ladder` names a ladder's key, the rungs
+/// past the widest of a search (ladder.hpp's wider(), at most kMaxWidenings).
 std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
                                           const std::vector<RunRecord>& records,
                                           const std::string& ladder = "");
@@ -41,6 +42,11 @@ std::vector<RunConfig> more_seeds(const std::vector<RunConfig>& runs,
 /// almost never passes the plateau test however long it is; held at the peak until the test
 /// holds, a run can. Its labels are the run's; its key is not.
 RunConfig longer(RunConfig run);
+
+/// The run as planned before any longer(): the profile's run of its configuration with its seed
+/// (another seed than the profile's included); none for a configuration the profile lacks (a
+/// rung past the ladder).
+std::optional<RunConfig> as_planned(const std::vector<RunConfig>& profile, const RunConfig& run);
 
 /// How many times `run` is longer() than `profile_run` (0 if it is not).
 int doublings(const RunConfig& run, const RunConfig& profile_run);

@@ -118,6 +118,18 @@ BOOST_FIXTURE_TEST_CASE(a_run_trained_longer_takes_the_place_of_the_one_that_sto
   const ex::ExperimentResult r = ex::verify(spec, "quick", records, engine);
   BOOST_TEST(r.rows[0].best_nmse == 1e-3);
   BOOST_TEST((*r.rows[0].status == nm::RunStatus::kConverged));
+  // A seed past the profile's, trained longer, likewise takes its own run's place.
+  const ex::RunConfig extra = ex::more_seeds(runs, runs, {}, 1)[0];
+  const ex::RunConfig extra_twice = ex::longer(extra);
+  records.push_back(record(extra, 0.9, nm::RunStatus::kBudgetReached));
+  records.push_back(record(extra_twice, 2e-3, nm::RunStatus::kConverged));
+  const std::vector<ex::RunConfig> with_extra = ex::with_recorded_runs(runs, records);
+  BOOST_TEST_REQUIRE(with_extra.size() == runs.size() + 1);
+  BOOST_TEST(with_extra.back().key == extra_twice.key);
+  BOOST_TEST(ex::doublings(with_extra.back(), *ex::as_planned(runs, extra_twice)) == 1);
+  // Recorded the other way round, the longer one still wins.
+  std::vector<ex::RunRecord> reversed(records.rbegin(), records.rend());
+  BOOST_TEST(ex::with_recorded_runs(runs, reversed).back().key == extra_twice.key);
   // A profile trained until the plateau is lengthened by its cap, not its minimum.
   ex::RunConfig plateau = runs[0];
   plateau.training.max_steps = 1000;
@@ -149,15 +161,14 @@ BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fi
   const std::vector<ex::Request> longer = ex::requests(spec, steps, o);
   BOOST_TEST_REQUIRE(!longer.empty());
   BOOST_TEST((longer[1].need == ex::Need::kSteps), steps.claims[1].why);
-  // The profile's 12 runs of the line, until the plateau, at most twice as long; the third
-  // seed's are beyond the profile.
-  BOOST_TEST_REQUIRE(longer[1].runs.size() == 12u);
+  // The line's 12 runs of the profile and 6 of the seed past it, until the plateau, at most
+  // twice as long.
+  BOOST_TEST_REQUIRE(longer[1].runs.size() == 18u);
   BOOST_TEST(longer[1].runs[0].training.steps == 100);
   BOOST_TEST(longer[1].runs[0].training.max_steps == 200);
-  BOOST_TEST(longer[1].text.find("more steps: 12 runs that did not pass the plateau test") == 0u,
-             longer[1].text);
-  BOOST_TEST(longer[1].text.find("; 6 runs of seeds beyond the profile are not lengthened") !=
-                 std::string::npos,
+  BOOST_TEST(longer[1].runs[17].labels.at("seed") == "3");
+  BOOST_TEST(longer[1].runs[17].training.max_steps == 200);
+  BOOST_TEST(longer[1].text.find("more steps: 18 runs that did not pass the plateau test") == 0u,
              longer[1].text);
   // Runs already trained 16 times as long: nothing is left to lengthen, and it says so.
   std::vector<ex::RunRecord> capped;

@@ -399,6 +399,19 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   BOOST_TEST(ex::to_text(sat.claims[0].verdict) == "inconclusive");
   BOOST_TEST_MESSAGE(sat.claims[0].why);
   BOOST_TEST(sat.claims[0].why.find("saturated") == 0u);
+  BOOST_TEST(ex::to_text(sat.claims[0].need) == "a wider network");
+  // The same on a profile of 3 values of T: no width gives it the 6 points a slope needs.
+  std::string three = kGrowth;
+  three.replace(three.find("[4, 6, 8, 12, 16, 24, 32]"), 25, "[4, 8, 16]");
+  const ex::ExperimentSpec s3 = spec("growth", three);
+  const ex::ExperimentResult sat3 = ex::verify(
+      s3, "quick",
+      measure(s3, [](const ex::RunConfig& c) { return c.model.heads.size() == 1 ? 0.9 : 1e-3; }),
+      engine);
+  BOOST_TEST(ex::to_text(sat3.claims[0].need) == "nothing");
+  BOOST_TEST(sat3.claims[0].why.find("; the profile measures 3 values of T, fewer than a slope "
+                                     "needs") != std::string::npos,
+             sat3.claims[0].why);
   // Two layers growing while predicted efficient: a disagreement, said as such.
   const ex::ExperimentResult worse =
       ex::verify(s, "quick",
