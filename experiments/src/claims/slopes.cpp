@@ -64,8 +64,8 @@ std::map<std::string, std::vector<const Cell*>> judge_lines(
                                      "slope needs at least {}",
                                      fitted.size(), kSaturated, kMinFitPoints);
     }
-    // A wider network cannot give a profile with fewer values of x than a slope needs its
-    // points: no run of this profile decides it.
+    // A profile with fewer values of x than a slope needs points is not helped by a wider
+    // network: no run of it decides the claim.
     if (claim.need == Need::kWiderLadder && members.size() < kMinFitPoints) {
       claim.need = Need::kNothing;
       claim.why += fmt::format("; the profile measures {} values of {}, fewer than a slope needs",
