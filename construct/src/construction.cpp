@@ -672,11 +672,11 @@ class Lowering {
         const bool a_mean = s.action != theorems::Action::kCarry &&
                             s.action != theorems::Action::kPositionAggregation &&
                             quantity(s).mode == Mode::kMean;
-        if (role.used && !(a_mean && role.means))
+        if (role.used && !(a_mean && role.only_means))
           throw Failure("engine", label(s) + ": two actions on one head at one class");
         if (!role.used) role.score = network_->zero();
         role.used = true;
-        role.means = a_mean;
+        role.only_means = a_mean;
         head_steps[head] += (head_steps[head].empty() ? "" : "; ") + label(s);
         if (s.action == theorems::Action::kCarry) {
           carry(s, role);

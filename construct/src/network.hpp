@@ -35,7 +35,7 @@ using Form = Eigen::VectorXd;
 /// written to `into`. The readout token is kept out through the score's dimension.
 struct Role {
   bool used = false;
-  bool means = false;       ///< uniform means only: further means share it (R6, n values a head)
+  bool only_means = false;  ///< holds uniform means only: further means share it (R6)
   Form score;               ///< the candidate's own part, against a constant query
   std::vector<Form> query;  ///< further query-key pairs; scaled by beta when written
   std::vector<Form> key;

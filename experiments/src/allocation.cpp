@@ -222,7 +222,7 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
                                    runs(q.expected_runs), about(q.seconds))
                      : std::string("more steps, but no run is left to lengthen");
         if (capped > 0)
-          q.text += fmt::format("; {} trained {} times as long as the profile says still did not "
+          q.text += fmt::format("; {} trained {} times as long as planned still did not "
                                 "pass the plateau test",
                                 runs(capped), 1 << kMaxDoublings);
         if (beyond > 0)

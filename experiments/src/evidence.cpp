@@ -1,5 +1,6 @@
 #include "evidence.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -80,16 +81,21 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     if (claim.verdict == Agreement::kInconclusive) {
       claim.need = Need::kSeeds;
       // An interval between 0 and the separation straddles no boundary: more seeds narrow it
-      // but do not carry it out. Longer runs may still move either side; otherwise no run of
-      // this profile decides it.
+      // rather than carry it out, once there are enough of them to trust it (a bootstrap over
+      // 3 seeds is often too narrow). Longer runs may still move either side.
       if (gap.ci.low >= 0 && gap.ci.high <= kPhaseDecades) {
         const std::string runs_short = not_converged(all, "of the group");
+        const bool seeded = std::all_of(all.begin(), all.end(), [](const Cell* c) {
+          return c->finished() >= 2 * kMinSeeds;
+        });
         claim.why = fmt::format(
             "the gap's interval lies between 0 and {} decade: the configurations predicted "
-            "efficient do better, by less than a separation, and more seeds would only narrow "
-            "it{}",
-            kPhaseDecades, runs_short.empty() ? "" : "; " + runs_short);
-        claim.need = runs_short.empty() ? Need::kNothing : Need::kSteps;
+            "efficient do better, by less than a separation{}{}",
+            kPhaseDecades, seeded ? ", and more seeds would only narrow it" : "",
+            runs_short.empty() ? "" : "; " + runs_short);
+        claim.need = !runs_short.empty() ? Need::kSteps
+                     : seeded            ? Need::kNothing
+                                         : Need::kSeeds;
       }
     }
     if (!few.empty() || !unconverged.empty()) {

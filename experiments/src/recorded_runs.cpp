@@ -58,7 +58,7 @@ std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
   const std::vector<RunConfig> profile = runs;
   std::vector<RunConfig> planned_runs = runs;  // each run before longer(): doublings count from it
   // The run as planned, or one of its longer() versions, with the record's key.
-  const auto lengthened = [](RunConfig run, const RunRecord& rec) -> std::optional<RunConfig> {
+  const auto planned_or_longer = [](RunConfig run, const RunRecord& rec) -> std::optional<RunConfig> {
     for (int k = 0; k <= kMaxDoublings; ++k, run = longer(run))
       if (run.key == rec.key) return run;
     return std::nullopt;
@@ -69,7 +69,7 @@ std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
     // run's place, the longest one wins.
     if (const auto same = by_run.find(labels_except(rec.labels, {})); same != by_run.end()) {
       const std::size_t i = same->second;
-      if (const std::optional<RunConfig> run = lengthened(planned_runs[i], rec);
+      if (const std::optional<RunConfig> run = planned_or_longer(planned_runs[i], rec);
           run && doublings(*run, planned_runs[i]) > doublings(runs[i], planned_runs[i]))
         runs[i] = *run;
       continue;
@@ -92,7 +92,7 @@ std::vector<RunConfig> with_recorded_runs(std::vector<RunConfig> runs,
     const std::optional<std::uint64_t> seed = seed_of(rec.labels);
     if (at == first.end() || !seed) continue;
     const RunConfig planned = with_seed(profile[at->second], *seed);
-    const std::optional<RunConfig> run = lengthened(planned, rec);
+    const std::optional<RunConfig> run = planned_or_longer(planned, rec);
     if (!run) continue;  // these labels, another configuration or code version
     by_run.emplace(labels_except(rec.labels, {}), runs.size());
     runs.push_back(*run);
@@ -149,12 +149,12 @@ RunConfig longer(RunConfig run) {
   return run;
 }
 
-int doublings(const RunConfig& run, const RunConfig& profile_run) {
+int doublings(const RunConfig& run, const RunConfig& planned) {
   const auto budget = [](const RunConfig& r) {
     return r.training.max_steps > 0 ? r.training.max_steps : r.training.steps;
   };
   int k = 0;
-  for (numeric::Index b = budget(profile_run); b < budget(run); b *= 2) ++k;
+  for (numeric::Index b = budget(planned); b < budget(run); b *= 2) ++k;
   return k;
 }
 

@@ -48,8 +48,8 @@ RunConfig longer(RunConfig run);
 /// rung past the ladder).
 std::optional<RunConfig> as_planned(const std::vector<RunConfig>& profile, const RunConfig& run);
 
-/// How many times `run` is longer() than `profile_run` (0 if it is not).
-int doublings(const RunConfig& run, const RunConfig& profile_run);
+/// How many times `run` is longer() than `planned` (0 if it is not).
+int doublings(const RunConfig& run, const RunConfig& planned);
 
 }  // namespace infoflow::experiments
 

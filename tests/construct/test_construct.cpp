@@ -184,7 +184,8 @@ BOOST_AUTO_TEST_CASE(a_product_of_two_linear_forms_takes_one_key_dimension) {
 BOOST_AUTO_TEST_CASE(two_means_share_one_uniform_head) {
   // Both means of the readout's layer go into the one head of layer 2 (R6: n values a head);
   // n = 5 for layer 1's query-key product and its own score. The readout's FFN interpolates the
-  // product of two 4-vectors: at the default width 256 that alone leaves 2.2e-3, at 1024 6e-6.
+  // product of two 4-vectors: at the default width 256 this target stops at 3.3e-3, at 1024 it
+  // reaches 1.0e-5 (docs/results.md, "Constructions").
   cn::ConstructOptions wide = quick();
   wide.ffn_width = 1024;
   const Built b = build("sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))", {1, 1}, 8,

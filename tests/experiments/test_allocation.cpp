@@ -185,8 +185,8 @@ BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fi
   BOOST_TEST((at_cap[1].need == ex::Need::kSteps));
   BOOST_TEST(at_cap[1].runs.empty());
   BOOST_TEST(at_cap[1].text ==
-             "more steps, but no run is left to lengthen; 12 runs trained 16 times as long as the "
-             "profile says still did not pass the plateau test");
+             "more steps, but no run is left to lengthen; 12 runs trained 16 times as long as "
+             "planned still did not pass the plateau test");
   // A claim no run decides is listed, with its reason.
   ex::ExperimentResult none = seeds;
   none.claims[0].need = ex::Need::kNothing;

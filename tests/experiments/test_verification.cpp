@@ -200,23 +200,39 @@ BOOST_AUTO_TEST_CASE(a_gap_between_zero_and_a_separation_asks_for_no_seeds) {
   const auto apart = [&](double decades) {
     return [=](const ex::RunConfig& r) { return efficient(r) ? 1e-3 : 1e-3 * std::pow(10.0, decades); };
   };
-  // 0.25 decade, noise 0.05: the interval lies inside (0, 0.5).
-  for (const ex::Claim& c : ex::verify(s, "quick", measure(s, apart(0.25)), engine).claims) {
+  // 0.25 decade, noise 0.05: the interval lies inside (0, 0.5). On 3 seeds it is not trusted
+  // yet: seeds; on 6, nothing.
+  const ex::ExperimentResult between = ex::verify(s, "quick", measure(s, apart(0.25)), engine);
+  BOOST_TEST_REQUIRE(between.claims.size() == 2u);  // D = 2 and 3
+  for (const ex::Claim& c : between.claims) {
     BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("the gap's interval lies between 0 and 0.5 decade") == 0u, c.why);
+    BOOST_TEST(ex::to_text(c.need) == "seeds");
+  }
+  std::string six = kPhase;
+  six.replace(six.find("seeds = [1, 2, 3]"), 17, "seeds = [1, 2, 3, 4, 5, 6]");
+  const ex::ExperimentSpec s6 = spec("phase", six);
+  const ex::ExperimentResult between6 = ex::verify(s6, "quick", measure(s6, apart(0.25)), engine);
+  BOOST_TEST_REQUIRE(between6.claims.size() == 2u);
+  for (const ex::Claim& c : between6.claims) {
+    BOOST_TEST(c.why.find("the gap's interval lies between 0 and 0.5 decade") == 0u, c.why);
+    BOOST_TEST(c.why.find("more seeds would only narrow it") != std::string::npos, c.why);
     BOOST_TEST(ex::to_text(c.need) == "nothing");
   }
   // The same gap with the efficient side still improving: longer runs may widen it.
   const ex::ExperimentResult short_runs = ex::verify(
       s, "quick", measure(s, apart(0.25), [&](const ex::RunConfig& r) { return !efficient(r); }),
       engine);
+  BOOST_TEST_REQUIRE(short_runs.claims.size() == 2u);
   for (const ex::Claim& c : short_runs.claims) {
     BOOST_TEST(c.why.find("not converged at this budget: 3 of 6 runs of the group") !=
                std::string::npos, c.why);
     BOOST_TEST(ex::to_text(c.need) == "steps");
   }
   // 0.5 decade: the interval straddles the separation, and seeds may carry it out.
-  for (const ex::Claim& c : ex::verify(s, "quick", measure(s, apart(0.5)), engine).claims) {
+  const ex::ExperimentResult straddling = ex::verify(s, "quick", measure(s, apart(0.5)), engine);
+  BOOST_TEST_REQUIRE(straddling.claims.size() == 2u);
+  for (const ex::Claim& c : straddling.claims) {
     BOOST_TEST(ex::to_text(c.verdict) == "inconclusive");
     BOOST_TEST(c.why.find("reaches below 0.5 decade") != std::string::npos, c.why);
     BOOST_TEST(ex::to_text(c.need) == "seeds");
@@ -412,6 +428,15 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   BOOST_TEST(sat3.claims[0].why.find("; the profile measures 3 values of T, fewer than a slope "
                                      "needs") != std::string::npos,
              sat3.claims[0].why);
+  // Nor do longer runs: the unsaturated line, not converged, asks for nothing either.
+  const ex::ExperimentResult short3 = ex::verify(
+      s3, "quick",
+      measure(s3, [](const ex::RunConfig&) { return 1e-3; },
+              [](const ex::RunConfig&) { return false; }),
+      engine);
+  BOOST_TEST_REQUIRE(short3.claims.size() >= 2u);
+  BOOST_TEST(ex::to_text(short3.claims[1].verdict) == "inconclusive");
+  BOOST_TEST(ex::to_text(short3.claims[1].need) == "nothing", short3.claims[1].why);
   // Two layers growing while predicted efficient: a disagreement, said as such.
   const ex::ExperimentResult worse =
       ex::verify(s, "quick",

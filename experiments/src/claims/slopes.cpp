@@ -64,12 +64,15 @@ std::map<std::string, std::vector<const Cell*>> judge_lines(
                                      "slope needs at least {}",
                                      fitted.size(), kSaturated, kMinFitPoints);
     }
-    // A profile with fewer values of x than a slope needs points is not helped by a wider
-    // network: no run of it decides the claim.
-    if (claim.need == Need::kWiderLadder && members.size() < kMinFitPoints) {
+    // A profile with fewer values of x than a slope needs points: no seed, step or width
+    // decides the claim (runs still missing are trained all the same).
+    std::set<double> xs;
+    for (const auto& [x, c] : points) xs.insert(x);
+    if (claim.verdict == Agreement::kInconclusive && claim.need != Need::kRuns &&
+        xs.size() < kMinFitPoints) {
       claim.need = Need::kNothing;
       claim.why += fmt::format("; the profile measures {} values of {}, fewer than a slope needs",
-                               members.size(), x_name);
+                               xs.size(), x_name);
     }
     out.claims.push_back(claim);
     out.series.push_back(s);

@@ -315,7 +315,10 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   const long layers = a.layers();
   std::vector<std::array<long, 2>> heads(static_cast<std::size_t>(layers + 1), {0, 0});
   // R6, as the placement counts it: means at one (layer, class) share uniform heads, n averaged
-  // values a head, so a mean goes into the last mean head opened there while it has room.
+  // values a head. A mean is numbered with the last mean head opened there while that head has
+  // free values, else with the first head it opens. A step names one head: a mean that spills
+  // past its head's room, or holds more than n values, is printed on its first head only, and
+  // the constructor then finds that head too narrow (a "width" failure).
   std::vector<std::array<long, 2>> pooled(static_cast<std::size_t>(layers + 1), {0, 0});
   std::vector<std::array<long, 2>> mean_head(static_cast<std::size_t>(layers + 1), {0, 0});
   std::vector<std::vector<std::string>> token_parts(static_cast<std::size_t>(layers + 1));
