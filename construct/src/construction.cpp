@@ -669,9 +669,7 @@ class Lowering {
           throw Failure("engine", fmt::format("{}: layer {} has {} heads", label(s), l + 1, available));
         }
         Role& role = heads[head][static_cast<std::size_t>(at)];
-        const bool a_mean = s.action != theorems::Action::kCarry &&
-                            s.action != theorems::Action::kPositionAggregation &&
-                            quantity(s).mode == Mode::kMean;
+        const bool a_mean = s.action == theorems::Action::kUniformAggregation;
         if (role.used && !(a_mean && role.only_means))
           throw Failure("engine", label(s) + ": two actions on one head at one class");
         if (!role.used) role.score = network_->zero();

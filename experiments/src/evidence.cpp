@@ -81,12 +81,12 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     if (claim.verdict == Agreement::kInconclusive) {
       claim.need = Need::kSeeds;
       // An interval between 0 and the separation straddles no boundary: more seeds narrow it
-      // rather than carry it out, once there are enough of them to trust it (a bootstrap over
-      // 3 seeds is often too narrow). Longer runs may still move either side.
+      // rather than carry it out, once there are kTrustedSeeds. Longer runs may still move
+      // either side.
       if (gap.ci.low >= 0 && gap.ci.high <= kPhaseDecades) {
         const std::string runs_short = not_converged(all, "of the group");
         const bool seeded = std::all_of(all.begin(), all.end(), [](const Cell* c) {
-          return c->finished() >= 2 * kMinSeeds;
+          return c->finished() >= kTrustedSeeds;
         });
         claim.why = fmt::format(
             "the gap's interval lies between 0 and {} decade: the configurations predicted "

@@ -18,6 +18,9 @@ namespace infoflow::experiments {
 inline constexpr double kPhaseDecades = 0.5;  // the least gap that counts as a separation
 inline constexpr double kSaturated = 0.5;     // a median NMSE this high has not learnt the target
 inline constexpr std::size_t kMinSeeds = 3;   // the fewest runs a configuration's interval needs
+// The runs a configuration needs before a gap interval that straddles no boundary is trusted
+// (a bootstrap over 3 seeds is often too narrow).
+inline constexpr std::size_t kTrustedSeeds = 2 * kMinSeeds;
 inline constexpr std::size_t kMinFitPoints = 6;  // the fewest unsaturated points a slope needs
 
 /// The first configuration with fewer than kMinSeeds finished runs, as a reason; "" if none.

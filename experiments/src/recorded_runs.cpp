@@ -150,11 +150,8 @@ RunConfig longer(RunConfig run) {
 }
 
 int doublings(const RunConfig& run, const RunConfig& planned) {
-  const auto budget = [](const RunConfig& r) {
-    return r.training.max_steps > 0 ? r.training.max_steps : r.training.steps;
-  };
   int k = 0;
-  for (numeric::Index b = budget(planned); b < budget(run); b *= 2) ++k;
+  for (numeric::Index b = planned.training.budget(); b < run.training.budget(); b *= 2) ++k;
   return k;
 }
 

@@ -338,7 +338,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
       const long n = a.head_dim_of(s.layer - 1);
       const long pool = pooled[layer][at];
       const bool room = pool % n != 0;  // the last mean head opened here has free values
-      const long opened = (pool + q.values + n - 1) / n - (pool + n - 1) / n;
+      const long opened = detail::mean_heads_opened(pool, q.values, n);
       s.head = room ? mean_head[layer][at] : heads[layer][at] + 1;
       heads[layer][at] += opened;
       if (opened > 0) mean_head[layer][at] = heads[layer][at];

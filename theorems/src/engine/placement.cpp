@@ -113,9 +113,7 @@ class Searcher {
         auto& pooled = pooled_means_[static_cast<std::size_t>(l)][readout ? 1 : 0];
         const long n = a_.head_dim_of(l - 1);
         const long values = q.mode == Mode::kMean ? q.values : 0;
-        const long heads = q.mode == Mode::kMean
-                               ? (pooled + values + n - 1) / n - (pooled + n - 1) / n
-                               : 1;
+        const long heads = q.mode == Mode::kMean ? mean_heads_opened(pooled, values, n) : 1;
         if (count + heads > a_.heads[static_cast<std::size_t>(l - 1)]) continue;
         // The heads write into the E-dimensional stream: no more than E averaged values there,
         // whatever h n is (the search holds n fixed: (1,2) with n = E once pooled 2E means).

@@ -41,6 +41,12 @@ struct Slot {
   bool readout = false;
 };
 
+/// R6: means at one (layer, token class) share uniform heads, n averaged values a head. The heads
+/// a mean of `values` values opens there when `pooled` values are averaged there already.
+inline long mean_heads_opened(long pooled, long values, long head_dim) {
+  return (pooled + values + head_dim - 1) / head_dim - (pooled + head_dim - 1) / head_dim;
+}
+
 struct Placement {
   std::vector<std::optional<Slot>> slots;  ///< per quantity; empty: not used
   std::vector<bool> theorem2;              ///< per quantity: a k-th retrieval in one layer
