@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "infoflow/numeric/tasks.hpp"
-#include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/targets/formula.hpp"
 
 namespace infoflow::experiments {
@@ -22,8 +21,7 @@ theorems::Plan predict(const RunConfig& run, theorems::Engine& engine) {
 }
 
 double exponent_at(const theorems::Plan& p, long tokens) {
-  const GiNaC::ex value =
-      p.exponent.subs(symbolic::SymbolRegistry::standard().seq_len() == tokens).evalf();
+  const GiNaC::ex value = p.exponent_at(tokens).evalf();
   return GiNaC::is_a<GiNaC::numeric>(value) ? GiNaC::ex_to<GiNaC::numeric>(value).to_double()
                                             : std::numeric_limits<double>::quiet_NaN();
 }

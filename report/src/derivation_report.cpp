@@ -1,6 +1,7 @@
 #include "infoflow/report/derivation_report.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -41,16 +42,27 @@ std::string set_text(const std::vector<std::string>& parts) {
   return out;
 }
 
+/// The plan's rate at the target's T where it sets one. The decoding floor applies at that T,
+/// which the rate in T (compared as T grows) leaves out: eps^(1 - T/8) is O(eps^-1) at T = 8.
+std::optional<symbolic::Rate> rate_at_T(const theorems::Target& t, const theorems::Plan& p) {
+  const auto T = t.bindings.find("T");
+  if (T == t.bindings.end()) return std::nullopt;
+  return symbolic::Rate::from_ex(
+      GiNaC::pow(symbolic::SymbolRegistry::standard().eps(), -p.exponent_at(T->second)));
+}
+
 std::string rate_text(const theorems::Target& t, const theorems::Plan& p) {
   if (!p.priced()) return "no rate";
   // The rate at the target's T first, where it sets one; in T beside it (the verdict's growth).
   const std::string in_T = p.rate().print(Landau::kBigO);
-  const std::string at_T = p.rate().substituted(T_as_set(t)).print(Landau::kBigO);
   std::string out = in_T;
   std::string beside;
-  if (at_T != in_T) {
-    out = fmt::format("{} at T = {}", at_T, t.bindings.find("T")->second);
-    beside = "in T: " + in_T;
+  if (const auto at = rate_at_T(t, p)) {
+    const std::string at_T = at->print(Landau::kBigO);
+    if (at_T != in_T) {
+      out = fmt::format("{} at T = {}", at_T, t.bindings.find("T")->second);
+      beside = "in T: " + in_T;
+    }
   }
   const std::string general = p.general_rate().print(Landau::kBigO);
   if (general != in_T) beside += (beside.empty() ? "" : "; ") + ("in d, E, n: " + general);
@@ -169,7 +181,9 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
                          d.plan->architecture.heads_text());
       if (d.plan->priced()) {
         const std::string in_T = d.plan->rate().print(Landau::kBigO, Format::kLatex);
-        const std::string at = d.plan->rate().substituted(at_T).print(Landau::kBigO, Format::kLatex);
+        const auto at_rate = rate_at_T(t, *d.plan);
+        const std::string at =
+            at_rate ? at_rate->print(Landau::kBigO, Format::kLatex) : in_T;
         rate += "\\newline $M = " + at + "$";
         if (at != in_T)
           rate += fmt::format(" at $T = {}$,\\newline in $T$: ${}$", t.bindings.find("T")->second, in_T);

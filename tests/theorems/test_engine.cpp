@@ -60,6 +60,23 @@ BOOST_AUTO_TEST_CASE(depth_separation_for_the_minimum_pairwise_inner_product) {
   BOOST_TEST(engine.plan(t, arch({1})).rate().print() == "eps^(1 - T/4)");
 }
 
+BOOST_AUTO_TEST_CASE(the_rate_at_a_given_T_keeps_the_decoding_floor) {
+  th::Engine engine(catalogue());
+  // One layer aggregates and decodes T tokens: Theorem 3's exponent T d/E - 1 = T/4 - 1 exceeds
+  // the floor (1) only past T = 8; below, the rule prices the decoding at the floor.
+  const th::Plan one = engine.plan(target("min(s != t) dot(x[s], x[t])"), arch({1}));
+  BOOST_TEST(one.exponent_at(4) == GiNaC::ex(1));
+  BOOST_TEST(one.exponent_at(8) == GiNaC::ex(1));
+  BOOST_TEST(one.exponent_at(12) == GiNaC::ex(2));
+  BOOST_TEST(one.exponent_at(14) == GiNaC::ex(GiNaC::numeric(5, 2)));
+  // Theorem 2's k-th retrieval, (T - k - 1)/(n + 1) at n = 4, is not floored, but the readout
+  // still decodes what it fetched: at T = 6, 3/5 < 1; at T = 20, 17/5.
+  const th::Plan kth = engine.plan(target("kth(2, t by dot(a, x[t])) dot(b, x[t])"), arch({1}));
+  BOOST_TEST(th::to_text(kth.verdict) == "exponential in T");
+  BOOST_TEST(kth.exponent_at(6) == GiNaC::ex(1));
+  BOOST_TEST(kth.exponent_at(20) == GiNaC::ex(GiNaC::numeric(17, 5)));
+}
+
 BOOST_AUTO_TEST_CASE(intrinsic_dimension_needs_D_heads_in_both_layers) {
   for (long d = 2; d <= 4; ++d) {
     const th::Target t = target(kIntrinsic, {{"D", d}});

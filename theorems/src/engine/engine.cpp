@@ -171,6 +171,24 @@ symbolic::Rate Plan::general_rate() const {
   return symbolic::Rate::from_ex(GiNaC::pow(sym("eps"), -general_exponent));
 }
 
+GiNaC::ex Plan::exponent_at(long tokens) const {
+  if (steps.empty() && decodings.empty()) return exponent.subs(sym("T") == tokens);
+  std::vector<GiNaC::ex> items;
+  for (const PlanStep& s : steps) items.push_back(s.exponent);
+  for (const Decoding& d : decodings) items.push_back(d.exponent);
+  if (!decodings.empty()) items.push_back(floor);
+  GiNaC::numeric most;
+  bool first = true;
+  for (const GiNaC::ex& e : items) {
+    const GiNaC::ex value = e.subs(sym("T") == tokens);
+    if (!GiNaC::is_a<GiNaC::numeric>(value)) return exponent.subs(sym("T") == tokens);
+    const GiNaC::numeric& v = GiNaC::ex_to<GiNaC::numeric>(value);
+    if (first || v > most) most = v;
+    first = false;
+  }
+  return most;
+}
+
 bool Plan::priced() const {
   return verdict != Verdict::kNotComputable && verdict != Verdict::kOutsideFramework;
 }
@@ -247,7 +265,8 @@ struct Pricer {
   }
 };
 
-void finish(Plan& p) {
+void finish(Plan& p, const GiNaC::ex& floor) {
+  p.floor = floor;
   p.exponent = 0;
   bool first = true;
   std::set<std::string> entries;
@@ -303,7 +322,7 @@ Plan aggregation_plan(const Pricer& pricer, const Architecture& a, std::string r
   }
   p.decodings.push_back(all);
   p.reason = std::move(reason);
-  finish(p);
+  finish(p, pricer.floor());
   return p;
 }
 
@@ -404,7 +423,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   }
   const long final_size = sizes.readout.back();
   if (final_size > 0) p.decodings.push_back(decoding(pricer, layers, TokenClass::kReadout, final_size));
-  finish(p);
+  finish(p, pricer.floor());
   return p;
 }
 

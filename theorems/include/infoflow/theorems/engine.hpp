@@ -133,7 +133,14 @@ struct Plan {
   std::string reason;                ///< why the verdict is not "efficient", "" if it is
   std::vector<std::string> entries;  ///< catalogue entries used, sorted
   bool truncated = false;            ///< the placement search hit its node budget
+  /// The efficient rate's exponent. No decoding costs less (rule), but a decoding of a set that
+  /// grows with T keeps Theorem 3's exponent, which falls below this one at small T.
+  GiNaC::ex floor = 0;
   [[nodiscard]] symbolic::Rate rate() const;
+  /// The exponent at a given T, exact: the largest of the steps' and decodings' at that T, no
+  /// less than `floor` where the plan decodes anything; `exponent` at T where a value stays
+  /// symbolic.
+  [[nodiscard]] GiNaC::ex exponent_at(long tokens) const;
   [[nodiscard]] symbolic::Rate general_rate() const;
   [[nodiscard]] bool priced() const;  ///< a rate exists (not "not computable" or "outside")
 };
