@@ -260,7 +260,7 @@ class Lowering {
   }
 
   [[nodiscard]] std::string label(const PlanStep& s) const {
-    return fmt::format("layer {}, head {} at the {} ({})", s.layer, s.head,
+    return fmt::format("layer {}, {} at the {} ({})", s.layer, theorems::heads_text(s),
                        s.where == theorems::TokenClass::kReadout ? "readout" : "input tokens",
                        s.quantity.empty() ? theorems::to_text(s.action) : s.quantity);
   }
@@ -663,25 +663,30 @@ class Lowering {
       for (const PlanStep& s : plan_.steps) {
         if (s.layer != l + 1) continue;
         const Class at = s.where == theorems::TokenClass::kReadout ? Class::kReadout : Class::kInputs;
-        const long head = s.head - 1;
         const long available = plan_.architecture.heads[static_cast<std::size_t>(l)];
-        if (head >= available) {
+        if (s.head - 1 + s.heads > available) {
           throw Failure("engine", fmt::format("{}: layer {} has {} heads", label(s), l + 1, available));
         }
-        Role& role = heads[head][static_cast<std::size_t>(at)];
         const bool a_mean = s.action == theorems::Action::kUniformAggregation;
-        if (role.used && !(a_mean && role.only_means))
-          throw Failure("engine", label(s) + ": two actions on one head at one class");
-        if (!role.used) role.score = network_->zero();
-        role.used = true;
-        role.only_means = a_mean;
-        head_steps[head] += (head_steps[head].empty() ? "" : "; ") + label(s);
+        for (long head = s.head - 1; head < s.head - 1 + s.heads; ++head) {
+          Role& role = heads[head][static_cast<std::size_t>(at)];
+          if (role.used && !(a_mean && role.only_means))
+            throw Failure("engine", label(s) + ": two actions on one head at one class");
+          if (!role.used) role.score = network_->zero();
+          role.used = true;
+          role.only_means = a_mean;
+          head_steps[head] += (head_steps[head].empty() ? "" : "; ") + label(s);
+        }
+        const long head = s.head - 1;
+        Role& role = heads[head][static_cast<std::size_t>(at)];
         if (s.action == theorems::Action::kCarry) {
           carry(s, role);
         } else if (s.action == theorems::Action::kPositionAggregation) {
           fetch_positions(s, at, role);
         } else if (quantity(s).mode == Mode::kMean) {
-          mean(s, at, role);
+          Role gathered;
+          mean(s, at, gathered);
+          spread(s, at, gathered, heads);
         } else {
           retrieval(s, at, role, jobs, erasures);
           if (chained_.count(by_name_.at(s.quantity)) != 0)
@@ -768,6 +773,27 @@ class Lowering {
     described_.push_back(fmt::format("{}: uniform attention over the input tokens, averaging "
                                      "{} value(s): {}",
                                      step, q.form.terms.size(), q.what));
+  }
+
+  /// A mean's values over the heads its step spans, in turn: each head takes what room its n
+  /// value dimensions have left (both classes share them), the last the rest, so that a head
+  /// too narrow for it is reported as a width failure when the layer is written.
+  void spread(const PlanStep& s, Class at, const Role& gathered,
+              std::map<long, std::array<Role, 2>>& heads) const {
+    const long n = plan_.architecture.head_dim_of(s.layer - 1);
+    const long last = s.head - 1 + s.heads - 1;
+    std::size_t next = 0;
+    for (long head = s.head - 1; head <= last; ++head) {
+      std::array<Role, 2>& roles = heads[head];
+      const auto taken = static_cast<long>(roles[0].values.size() + roles[1].values.size());
+      const std::size_t room = head == last ? gathered.values.size() - next
+                                            : static_cast<std::size_t>(std::max<long>(0, n - taken));
+      Role& role = roles[static_cast<std::size_t>(at)];
+      for (std::size_t j = 0; j < room && next < gathered.values.size(); ++j, ++next) {
+        role.values.push_back(gathered.values[next]);
+        role.into.push_back(gathered.into[next]);
+      }
+    }
   }
 
   bool vector_valued(const Node& n, const std::string& v) const {

@@ -301,6 +301,7 @@ nlohmann::json to_json(const theorems::Plan& p) {
   for (const theorems::PlanStep& s : p.steps) {
     steps.push_back({{"layer", s.layer},
                      {"head", s.head},
+                     {"heads", s.heads},
                      {"at", theorems::to_text(s.where)},
                      {"action", theorems::to_text(s.action)},
                      {"rule", theorems::rule_of(s.action)},
@@ -421,7 +422,7 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
     out += fmt::format("  layer {}:\n", l);
     for (const theorems::PlanStep& s : p.steps) {
       if (s.layer != l) continue;
-      out += fmt::format("    head {} at the {}: {}: {}  [eps^-({}), {}; rule {}]\n", s.head,
+      out += fmt::format("    {} at the {}: {}: {}  [eps^-({}), {}; rule {}]\n", theorems::heads_text(s),
                          theorems::to_text(s.where), theorems::to_text(s.action), s.what,
                          symbolic::canonical(s.exponent), s.entry, theorems::rule_of(s.action));
     }

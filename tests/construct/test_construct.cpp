@@ -194,6 +194,20 @@ BOOST_AUTO_TEST_CASE(two_means_share_one_uniform_head) {
   BOOST_TEST(b.construction.nmse <= 1e-3);
 }
 
+BOOST_AUTO_TEST_CASE(a_mean_of_more_values_than_a_head_holds_is_spread_over_its_heads) {
+  // Three averaged values, n = 2: the plan's step spans heads 1-2, the first takes two values,
+  // the second the third (it once went on head 1 alone and failed: 3 value dimensions, n = 2).
+  const char* squares =
+      "(sum(t) dot(a, x[t]))^2 + (sum(t) dot(b, x[t]))^2 + (sum(t) dot(c, x[t]))^2";
+  const Built b = build(squares, {2}, 8, {}, 16, 2, quick());
+  BOOST_TEST_REQUIRE(b.construction.built, b.construction.failure);
+  BOOST_TEST(b.construction.nmse <= 1e-3);
+  // n = 1: one value a head, heads 1-3.
+  const Built three = build(squares, {3}, 8, {}, 16, 1, quick());
+  BOOST_TEST_REQUIRE(three.construction.built, three.construction.failure);
+  BOOST_TEST(three.construction.nmse <= 1e-3);
+}
+
 /// Every row of tests/data/engine_targets.toml that is efficient on its architecture (E = 16,
 /// d = 4, n = 4, T = 8): built, it reaches NMSE <= 1e-3; not built, it says why and whose rule
 /// is missing. Where only a head's width is short ("width"), the same heads are built at the

@@ -262,6 +262,30 @@ BOOST_AUTO_TEST_CASE(means_at_one_layer_share_a_head_in_the_printed_plan) {
   BOOST_TEST(th::to_text(engine.plan(target(formula), one_head).verdict) != "efficient");
 }
 
+BOOST_AUTO_TEST_CASE(a_mean_wider_than_a_head_spans_the_heads_it_opens) {
+  th::Engine engine(catalogue());
+  // One mean of three values at the readout (R6: n = 2 values a head): two heads, both named.
+  const char* squares =
+      "(sum(t) dot(a, x[t]))^2 + (sum(t) dot(b, x[t]))^2 + (sum(t) dot(c, x[t]))^2";
+  th::Architecture two = arch({2});
+  two.head_dim = 2;
+  const th::Plan p = engine.plan(target(squares), two);
+  BOOST_TEST_REQUIRE(th::to_text(p.verdict) == "efficient", p.reason);
+  BOOST_TEST_REQUIRE(p.steps.size() == 1u);
+  BOOST_TEST(p.steps[0].head == 1);
+  BOOST_TEST(p.steps[0].heads == 2);
+  BOOST_TEST(th::heads_text(p.steps[0]) == "heads 1-2");
+  BOOST_TEST(p.dominant.find("layer 1 heads 1-2 at the readout") == 0u, p.dominant);
+  // At n = 3 they fit one head; at n = 1 they need three, and two are not enough.
+  two.head_dim = 3;
+  BOOST_TEST(engine.plan(target(squares), two).steps[0].heads == 1);
+  two.head_dim = 1;
+  BOOST_TEST(th::to_text(engine.plan(target(squares), two).verdict) != "efficient");
+  th::Architecture three = arch({3});
+  three.head_dim = 1;
+  BOOST_TEST(th::heads_text(engine.plan(target(squares), three).steps[0]) == "heads 1-3");
+}
+
 BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {
   th::Engine engine(catalogue());
   const th::Search s = engine.search(target(kIntrinsic, {{"D", 3}}), arch({1}), 3, 8);

@@ -117,6 +117,11 @@ std::string to_text(Action a) {
   return "";
 }
 
+std::string heads_text(const PlanStep& s) {
+  if (s.heads <= 1) return fmt::format("head {}", s.head);
+  return fmt::format("heads {}-{}", s.head, s.head + s.heads - 1);
+}
+
 std::string rule_of(Action a) {
   switch (a) {
     case Action::kMaxRetrieval:
@@ -282,7 +287,7 @@ void finish(Plan& p, const GiNaC::ex& floor) {
     entries.insert(s.entry);
     if (first || detail::cheaper(price_of(p.exponent), price_of(s.exponent))) {
       take(s.exponent, s.general, s.floored_while,
-           fmt::format("layer {} head {} at the {}: {} ({})", s.layer, s.head, to_text(s.where),
+           fmt::format("layer {} {} at the {}: {} ({})", s.layer, heads_text(s), to_text(s.where),
                        to_text(s.action), s.entry));
     }
   }
@@ -334,10 +339,8 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   const long layers = a.layers();
   std::vector<std::array<long, 2>> heads(static_cast<std::size_t>(layers + 1), {0, 0});
   // R6, as the placement counts it: means at one (layer, class) share uniform heads, n averaged
-  // values a head. A mean is numbered with the last mean head opened there while that head has
-  // free values, else with the first head it opens. A step names one head: a mean that spills
-  // past its head's room, or holds more than n values, is printed on its first head only, and
-  // the constructor then finds that head too narrow (a "width" failure).
+  // values a head. A mean starts on the last mean head opened there while that head has free
+  // values, else on the first head it opens, and spans the heads it opens past that one.
   std::vector<std::array<long, 2>> pooled(static_cast<std::size_t>(layers + 1), {0, 0});
   std::vector<std::array<long, 2>> mean_head(static_cast<std::size_t>(layers + 1), {0, 0});
   std::vector<std::vector<std::string>> token_parts(static_cast<std::size_t>(layers + 1));
@@ -359,6 +362,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
       const bool room = pool % n != 0;  // the last mean head opened here has free values
       const long opened = detail::mean_heads_opened(pool, q.values, n);
       s.head = room ? mean_head[layer][at] : heads[layer][at] + 1;
+      s.heads = std::max<long>(1, opened + (room ? 1 : 0));
       heads[layer][at] += opened;
       if (opened > 0) mean_head[layer][at] = heads[layer][at];
       pooled[layer][at] = pool + q.values;

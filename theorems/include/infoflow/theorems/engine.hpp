@@ -69,7 +69,7 @@ struct CostModel {
 
 struct PlanStep {
   long layer = 1;  ///< 1-based
-  long head = 1;   ///< 1-based within the layer and token class
+  long head = 1;   ///< 1-based within the layer and token class; the first where it spans more
   TokenClass where = TokenClass::kReadout;
   Action action = Action::kMaxRetrieval;
   std::string quantity;  ///< the quantity's name (m1, g2, P), "" for a carry or the fallback
@@ -78,7 +78,13 @@ struct PlanStep {
   GiNaC::ex exponent;  ///< of 1/eps
   GiNaC::ex general;   ///< the same with d, E and n left symbolic
   std::string floored_while;  ///< when the floor was taken: the condition for it, in d, E, n
+  /// Consecutive heads from `head` the step uses: more than one for a mean whose values do not
+  /// fit in the room its first head has left (R6: n averaged values a head).
+  long heads = 1;
 };
+
+/// "head 2", or "heads 1-2" for a step that spans several.
+std::string heads_text(const PlanStep& step);
 
 /// The information sets after layer `layer` (0: the input), as the union of their parts.
 struct LayerSets {
