@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include "infoflow/core/limits.hpp"
 #include "infoflow/core/random.hpp"
@@ -238,6 +239,42 @@ void Evaluator::compile(const Node& n) {
       return;
     }
   }
+  if (plain_reduction(n, 3) && extremum && n.constraints.empty() &&
+      (n.args[0].kind == Node::Kind::kAdd || n.args[0].kind == Node::Kind::kSub)) {
+    const std::set<std::string> bound{n.binders[0].name, n.binders[1].name, n.binders[2].name};
+    std::array<std::pair<std::string, std::string>, 2> tokens;  // each term's (first, second)
+    bool forms = true;
+    for (std::size_t i = 0; i < 2 && forms; ++i) {
+      const Node& term = n.args[0].args[i];
+      const bool dot = term.kind == Node::Kind::kCall && term.name == "dot";
+      const bool bilinear = term.kind == Node::Kind::kCall && term.name == "bilinear" &&
+                            term.args[0].kind == Node::Kind::kRef && term.args[0].name != "x" &&
+                            term.args[0].value == ValueKind::kMatrix && term.args[0].position == 0 &&
+                            term.args[0].position_name.empty() && term.args[0].offset == 0 &&
+                            bound.count(term.args[0].index) == 0;
+      const std::size_t first = bilinear ? 1 : 0;
+      forms = (dot || bilinear) && bound.count(term.args[first].index) != 0 &&
+              bound.count(term.args[first + 1].index) != 0 &&
+              is_token(term.args[first], term.args[first].index) &&
+              is_token(term.args[first + 1], term.args[first + 1].index) &&
+              term.args[first].index != term.args[first + 1].index;
+      if (forms) {
+        tokens[i] = {term.args[first].index, term.args[first + 1].index};
+        k.forms[i] = bilinear ? use_of(term.args[0]) : ParameterUse{};
+      }
+    }
+    // The two terms share exactly one index, and together bind all three.
+    std::string shared;
+    for (const std::string& a : {tokens[0].first, tokens[0].second})
+      if (a == tokens[1].first || a == tokens[1].second) shared += shared.empty() ? a : "," + a;
+    if (forms && !shared.empty() && shared.find(',') == std::string::npos) {
+      k.shape = Shape::kChain;
+      k.shared_first = {tokens[0].first == shared, tokens[1].first == shared};
+      k.subtracted = n.args[0].kind == Node::Kind::kSub;
+      kernels_[&n] = k;
+      return;
+    }
+  }
   if (plain_reduction(n, 3) && extremum && n.constraints.size() == 2) {
     const std::string& t1 = n.binders[0].name;
     const std::string& t2 = n.binders[1].name;
@@ -288,6 +325,7 @@ Evaluator::Scratch Evaluator::scratch() const {
   s.tokens.resize(static_cast<std::size_t>(tokens_));
   s.product.resize(token_dim_, tokens_);
   s.pairs.resize(tokens_, tokens_);
+  s.second_pairs.resize(tokens_, tokens_);
   s.scores.resize(tokens_);
   s.pair.resize(token_dim_);
   s.order.resize(static_cast<std::size_t>(tokens_));
@@ -308,21 +346,7 @@ double Evaluator::pairs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>
       g.noalias() = x.transpose() * x;
     }
   } else {
-    for (long t = 0; t < tokens_; ++t) {
-      scratch.tokens[static_cast<std::size_t>(t)] = x.col(t);
-      if (a != nullptr)
-        scratch.product.col(t).noalias() = *a * scratch.tokens[static_cast<std::size_t>(t)];
-    }
-    for (long j = 0; j < tokens_; ++j) {
-      const Vec& v = scratch.tokens[static_cast<std::size_t>(j)];
-      if (a != nullptr) {
-        for (long i = 0; i < tokens_; ++i)
-          g(i, j) = scratch.tokens[static_cast<std::size_t>(i)].dot(scratch.product.col(j));
-      } else {  // a dot product is symmetric to the bit (the same products, summed alike)
-        for (long i = 0; i <= j; ++i)
-          g(i, j) = g(j, i) = scratch.tokens[static_cast<std::size_t>(i)].dot(v);
-      }
-    }
+    per_token_form(a, x, scratch, g);
   }
   const bool maximise = k.op == ReduceOp::kMax;
   if (k.op != ReduceOp::kSum && k.constraint == 0) return maximise ? g.maxCoeff() : g.minCoeff();
@@ -354,6 +378,51 @@ double Evaluator::pairs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>
     }
   }
   return total;
+}
+
+void Evaluator::per_token_form(const Eigen::MatrixXd* a, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                               Scratch& scratch, Eigen::MatrixXd& g) const {
+  g.resize(tokens_, tokens_);
+  for (long t = 0; t < tokens_; ++t) {
+    scratch.tokens[static_cast<std::size_t>(t)] = x.col(t);
+    if (a != nullptr)
+      scratch.product.col(t).noalias() = *a * scratch.tokens[static_cast<std::size_t>(t)];
+  }
+  for (long j = 0; j < tokens_; ++j) {
+    const Vec& v = scratch.tokens[static_cast<std::size_t>(j)];
+    if (a != nullptr) {
+      for (long i = 0; i < tokens_; ++i)
+        g(i, j) = scratch.tokens[static_cast<std::size_t>(i)].dot(scratch.product.col(j));
+    } else {  // a dot product is symmetric to the bit (the same products, summed alike)
+      for (long i = 0; i <= j; ++i)
+        g(i, j) = g(j, i) = scratch.tokens[static_cast<std::size_t>(i)].dot(v);
+    }
+  }
+}
+
+double Evaluator::chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                        const std::vector<long>& env, Scratch& scratch) const {
+  // Always in the walk's order of sums: the walk is what drew this shape's recorded data.
+  const std::array<Eigen::MatrixXd*, 2> g{&scratch.pairs, &scratch.second_pairs};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const ParameterUse& form = k.forms[i];
+    per_token_form(form.name.empty() ? nullptr : &member(form, env), x, scratch, *g[i]);
+  }
+  const bool maximise = k.op == ReduceOp::kMax;
+  double best = 0;
+  for (long m = 0; m < tokens_; ++m) {  // the shared index
+    std::array<double, 2> extreme{};
+    for (std::size_t i = 0; i < 2; ++i) {
+      // The second term enters with a minus sign when subtracted: its opposite extreme.
+      const bool larger = maximise != (i == 1 && k.subtracted);
+      const Eigen::MatrixXd& form = *g[i];
+      extreme[i] = k.shared_first[i] ? (larger ? form.row(m).maxCoeff() : form.row(m).minCoeff())
+                                     : (larger ? form.col(m).maxCoeff() : form.col(m).minCoeff());
+    }
+    const double value = k.subtracted ? extreme[0] - extreme[1] : extreme[0] + extreme[1];
+    if (m == 0 || (maximise ? value > best : value < best)) best = value;
+  }
+  return best;
 }
 
 double Evaluator::run(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
@@ -419,6 +488,8 @@ double Evaluator::run(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& 
     }
     case Shape::kLeadingSum:
       return x.leftCols(k.count).rowwise().sum().squaredNorm();
+    case Shape::kChain:
+      return chain(k, x, env, scratch);
   }
   return 0;
 }

@@ -22,8 +22,14 @@
 ///   max|min|sum(t) dot(a, x[t])             and, Summation::kBlocked, sum(i = 1..D) of those
 ///   kth(k, t by dot(a, x[t])) dot(b, x[t])  with or without the key
 ///   max|min(t1 < t2 < t3) sqnorm|norm(x[t1] + x[t2] + x[t3])
+///   max|min(r, s, t) (F(r, s) +|- G(s, t)), F and G pairwise forms (dot or bilinear) sharing
+///                                           one index: eliminated through it, T^2 forms and
+///                                           no T^3 walk, the same value to the bit (rounding
+///                                           is monotone, so the extreme of the sums is the
+///                                           sum of the extremes)
 ///   sqnorm(sum(p = 1..K) x[p])              Summation::kBlocked only
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -94,7 +100,7 @@ class Evaluator {
   };
   /// A reduction computed as a whole (the shapes listed above).
   struct Kernel {
-    enum class Shape { kPairs, kTokens, kFamilyTokens, kRanked, kTriples, kLeadingSum };
+    enum class Shape { kPairs, kTokens, kFamilyTokens, kRanked, kTriples, kLeadingSum, kChain };
     Shape shape = Shape::kPairs;
     ReduceOp op = ReduceOp::kMax;
     int constraint = 0;          ///< pairs: 0 none, 1 distinct, 2 ordered (first binder < second)
@@ -105,12 +111,18 @@ class Evaluator {
     ParameterUse value;          ///< ranked: the body's direction b
     long count = 0;              ///< ranked: k; leading sum: K
     Eigen::MatrixXd directions;  ///< family tokens: the members a[1..D] as columns
+    /// chain: each term's form ("" for dot), whether its first token is the shared index, and
+    /// whether the second term is subtracted.
+    std::array<ParameterUse, 2> forms;
+    std::array<bool, 2> shared_first{};
+    bool subtracted = false;
   };
   /// Work space of one batch, allocated once for all its sequences.
   struct Scratch {
     std::vector<Vec> tokens;        ///< the sequence's tokens in the tree walk's vector type
     Eigen::MatrixXd product;        ///< A X
     Eigen::MatrixXd pairs;          ///< the pairwise form, T x T
+    Eigen::MatrixXd second_pairs;   ///< a chain's second form, T x T
     Eigen::MatrixXd per_direction;  ///< a family's directions against the tokens, D x T
     Eigen::VectorXd scores;
     Eigen::VectorXd pair;
@@ -124,6 +136,12 @@ class Evaluator {
   double run(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
              const std::vector<long>& env, Scratch& scratch) const;
   double pairs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
+               const std::vector<long>& env, Scratch& scratch) const;
+  /// g(i, j) = the form with its first token x[i] and its second x[j], in the tree walk's order
+  /// of sums (what Summation::kPerToken draws).
+  void per_token_form(const Eigen::MatrixXd* a, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                      Scratch& scratch, Eigen::MatrixXd& g) const;
+  double chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
                const std::vector<long>& env, Scratch& scratch) const;
   const Eigen::MatrixXd& member(const ParameterUse& use, const std::vector<long>& env) const;
   [[nodiscard]] ParameterUse use_of(const Node& ref) const;
