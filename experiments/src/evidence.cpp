@@ -1,11 +1,15 @@
 #include "evidence.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "infoflow/numeric/fit.hpp"
+
+#include "prediction.hpp"
 
 namespace infoflow::experiments {
 
@@ -39,6 +43,31 @@ std::string not_converged(const std::vector<const Cell*>& cells, const std::stri
       unrecorded == 0 ? ""
                       : fmt::format(" ({} of them predate the convergence record: unknown)",
                                     unrecorded));
+}
+
+std::string rates_alike_at_T(const std::vector<const Cell*>& good,
+                            const std::vector<const Cell*>& bad) {
+  if (good.empty() || bad.empty()) return "";
+  const long tokens = good.front()->tokens;
+  double efficient = -std::numeric_limits<double>::infinity();
+  double other = std::numeric_limits<double>::infinity();
+  for (const std::vector<const Cell*>* side : {&good, &bad}) {
+    for (const Cell* c : *side) {
+      if (c->plan == nullptr || !c->plan->priced() || c->tokens != tokens) return "";
+      const double a = exponent_at(*c->plan, tokens);
+      if (!std::isfinite(a)) return "";
+      if (side == &good)
+        efficient = std::max(efficient, a);
+      else
+        other = std::min(other, a);
+    }
+  }
+  if (other > efficient) return "";
+  return fmt::format(
+      "at T = {} the rates do not separate them (not efficient: O(eps^-{:g}) at this T, "
+      "efficient: O(eps^-{:g})): \"not efficient\" speaks of T growing, so a gap here is "
+      "consistent with it but not one the rates predict at this T",
+      tokens, other, efficient);
 }
 
 Claim gap_claim(const std::string& group, const std::string& prediction,
@@ -108,6 +137,8 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     claim.why = "not enough data";
     claim.need = Need::kRuns;
   }
+  if (const std::string alike = rates_alike_at_T(good_cells, bad_cells); !alike.empty())
+    claim.why += "; " + alike;
   return claim;
 }
 

@@ -29,8 +29,16 @@ std::string too_few_seeds(const std::vector<const Cell*>& cells);
 /// "" if every finished run of `cells` converged, else which did not, as a reason.
 std::string not_converged(const std::vector<const Cell*>& cells, const std::string& side);
 
+/// Where the engine's rates at the cells' T (the decoding floor applied there) do not put every
+/// configuration predicted inefficient above every efficient one, a sentence that says so; ""
+/// where they do, or where the cells' T differ or a rate is not a number. "Not efficient" is a
+/// growth in T: at T = 8, E = 16, d = 4 a global aggregation costs eps^(1 - T/4) = eps^-1, the
+/// efficient rate.
+std::string rates_alike_at_T(const std::vector<const Cell*>& good, const std::vector<const Cell*>& bad);
+
 /// The claim that the `good_cells` (predicted efficient) reach a lower NMSE than the
-/// `bad_cells`: agrees if the gap's interval lies above kPhaseDecades, disagrees if below 0.
+/// `bad_cells`: agrees if the gap's interval lies above kPhaseDecades, disagrees if below 0. Its
+/// reason adds rates_alike_at_T's sentence where there is one: the verdict does not change.
 Claim gap_claim(const std::string& group, const std::string& prediction,
                 const std::vector<const Cell*>& good_cells,
                 const std::vector<const Cell*>& bad_cells, const std::string& medians);

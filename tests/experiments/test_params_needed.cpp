@@ -2,6 +2,7 @@
 // verdicts on measurements made up to have a known answer, and the sweep that runs only the
 // searches' runs and resumes them.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -65,12 +66,17 @@ ex::Search run_search(std::size_t rungs, std::size_t first, std::vector<std::siz
   }
 }
 
-/// A record for every run of the profile: NMSE 0.01 where `passes(run)`, else 0.6.
+/// Whether a failing run's NMSE falls as its network widens.
+enum class Failures { kFallWithWidth, kFlat };
+
+/// A record for every run of the profile: NMSE 0.01 where `passes(run)`; else 0.6 (kFlat), or
+/// 0.11 + 30 / sqrt(M), which falls with the width and stays above the accuracy 0.1.
 std::vector<ex::RunRecord> measure_passing(
     const ex::ExperimentSpec& spec, const std::function<bool(const ex::RunConfig&)>& passes,
     const std::function<bool(const ex::RunConfig&)>& converged = [](const ex::RunConfig&) {
       return true;
-    }) {
+    },
+    Failures failures = Failures::kFallWithWidth) {
   std::vector<ex::RunRecord> out;
   for (const ex::RunConfig& r : spec.runs("quick")) {
     ex::RunRecord rec;
@@ -78,9 +84,13 @@ std::vector<ex::RunRecord> measure_passing(
     rec.experiment = r.experiment;
     rec.labels = r.labels;
     rec.status = converged(r) ? nm::RunStatus::kConverged : nm::RunStatus::kBudgetReached;
-    rec.best_validation_nmse = passes(r) ? 0.01 : 0.6;
-    rec.curve = {{100, 1.0}, {200, rec.best_validation_nmse}};
     rec.parameters = rec.parameters_theory = nm::ParameterLayout(r.model).count().theory();
+    rec.best_validation_nmse =
+        passes(r) ? 0.01
+        : failures == Failures::kFlat
+            ? 0.6
+            : 0.11 + 30 / std::sqrt(static_cast<double>(rec.parameters_theory));
+    rec.curve = {{100, 1.0}, {200, rec.best_validation_nmse}};
     out.push_back(rec);
   }
   return out;
@@ -299,6 +309,31 @@ BOOST_FIXTURE_TEST_CASE(a_budget_widens_the_ladder_of_searches_above_it, Fixture
                return row.labels.at("E") == "128";
              }) == 12);
   BOOST_CHECK_THROW((void)ex::wider(spec.runs("quick").front(), "lr"), infoflow::InputError);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_ladder_whose_error_does_not_fall_with_the_width_is_not_widened,
+                        Fixture) {
+  // k = 2 above the ladder at every T, its NMSE 0.6 at every rung (as one layer's k-th value is
+  // in this model class): widening would not help, so the claim asks for nothing and the
+  // budget trains nothing for it. Where the NMSE falls with the width, it asks for rungs.
+  const auto needed = [](const ex::RunConfig& c) { return c.task.rank == 1 ? 8L : 128L; };
+  const ex::ExperimentResult flat = verify(measure_passing(
+      spec, [&](const ex::RunConfig& r) { return r.model.embedding >= needed(r); },
+      [](const ex::RunConfig&) { return true; }, Failures::kFlat));
+  const ex::Claim& k2 = flat.claims[1];
+  BOOST_TEST(ex::to_text(k2.verdict) == "inconclusive");
+  BOOST_TEST((k2.need == ex::Need::kNothing));
+  BOOST_TEST(k2.why.find("above the ladder the NMSE does not fall with the width (median 0.00 "
+                         "decade") != std::string::npos,
+             k2.why);
+  // The budget lists it with its reason and trains nothing for it.
+  const std::vector<ex::Request> asked = ex::requests(spec, flat, ex::BudgetOptions{});
+  BOOST_TEST_REQUIRE(asked.size() == 1u);
+  BOOST_TEST(asked[0].runs.empty());
+  BOOST_TEST(asked[0].text.find("no more runs of this experiment decide it") == 0u, asked[0].text);
+  const ex::ExperimentResult falling = verify(measure(spec, needed));
+  BOOST_TEST((falling.claims[1].need == ex::Need::kWiderLadder));
+  BOOST_TEST(falling.claims[1].why.find("widen the ladder") != std::string::npos);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_seed_beyond_the_profile_does_not_coarsen_the_ladder, Fixture) {

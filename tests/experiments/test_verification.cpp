@@ -157,6 +157,36 @@ BOOST_AUTO_TEST_CASE(a_clear_phase_transition_agrees_and_a_reversed_one_disagree
              by_name.notes[0]);
 }
 
+BOOST_AUTO_TEST_CASE(a_gap_where_the_rates_at_its_T_do_not_separate_says_so) {
+  // Intrinsic dimension on E = 16, d = 4, n = 8. One head fewer falls back to a global
+  // aggregation, eps^(1 - T/4): the decoding floor eps^-1 at T = 8, eps^-3 at T = 16. (D, D)
+  // decodes 4 D values: eps^-1 for D = 2, eps^-2 for D = 3. At T = 8 neither D separates; at
+  // T = 16 both do. The verdict is the gap's either way.
+  th::Engine engine(catalogue);
+  for (const std::string t : {"8", "16"}) {
+    std::string text = kPhase;
+    text.replace(text.find("T = 8"), 5, "T = " + t);
+    const ex::ExperimentSpec s = spec("phase" + t, text);
+    const ex::ExperimentResult r = ex::verify(s, "quick", measure(s, [](const ex::RunConfig& c) {
+      return c.model.heads[0] == c.task.comparisons ? 1e-5 : 1e-2;
+    }), engine);
+    BOOST_TEST_REQUIRE(r.claims.size() == 2u);
+    for (const ex::Claim& c : r.claims) BOOST_TEST(ex::to_text(c.verdict) == "agrees");
+    if (t == "8") {
+      BOOST_TEST(r.claims[0].why.find("; at T = 8 the rates do not separate them (not efficient: "
+                                      "O(eps^-1) at this T, efficient: O(eps^-1))") !=
+                     std::string::npos,
+                 r.claims[0].why);
+      BOOST_TEST(r.claims[1].why.find("(not efficient: O(eps^-1) at this T, efficient: "
+                                      "O(eps^-2))") != std::string::npos,
+                 r.claims[1].why);
+    } else {
+      for (const ex::Claim& c : r.claims)
+        BOOST_TEST(c.why.find("do not separate") == std::string::npos, c.why);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {
   th::Engine engine(catalogue);
   const ex::ExperimentSpec s = spec("phase", kPhase);

@@ -75,7 +75,7 @@ class Generator {
   }
 
   Twin shape() {
-    switch (pick(6)) {
+    switch (pick(7)) {
       case 0:
         return pairs();
       case 1:
@@ -86,6 +86,8 @@ class Generator {
         return ranked();
       case 4:
         return triples();
+      case 5:
+        return chain();
       default:
         return leading_sum();
     }
@@ -148,6 +150,31 @@ class Generator {
         std::string(pick(2) == 0 ? "sqnorm" : "norm") + "(x[t1] + x[t2] + x[t3])";
     const std::string head = extremum() + "(t1 < t2 < t3) ";
     return {head + body, head + "(" + body + " + 0)"};
+  }
+
+  // max|min over three indices of F(.,.) +|- G(.,.), pairwise forms sharing one index, in any
+  // order of binders and arguments; a form is dot, bilinear or a family member of an outer sum.
+  Twin chain() {
+    std::string index[3] = {"r", "s", "t"};
+    for (int i = 2; i > 0; --i) std::swap(index[i], index[pick(i + 1)]);
+    const std::string& shared = index[0];
+    std::string outer;
+    auto form = [&](const std::string& other) {
+      const std::string args = pick(2) == 0 ? "x[" + shared + "], x[" + other + "]"
+                                            : "x[" + other + "], x[" + shared + "]";
+      const int kind = pick(3);
+      if (kind == 0) return "dot(" + args + ")";
+      if (kind == 1 || !outer.empty()) return "bilinear(" + fresh("A") + ", " + args + ")";
+      outer = "sum(i = 1.." + std::to_string(members) + ") ";
+      return "bilinear(" + fresh("A") + "[i], " + args + ")";
+    };
+    const std::string body =
+        form(index[1]) + (pick(2) == 0 ? " + " : " - ") + form(index[2]);
+    std::string binders[3] = {"r", "s", "t"};
+    for (int i = 2; i > 0; --i) std::swap(binders[i], binders[pick(i + 1)]);
+    const std::string head =
+        outer + extremum() + "(" + binders[0] + ", " + binders[1] + ", " + binders[2] + ") ";
+    return {head + "(" + body + ")", head + "(" + body + " + 0)"};
   }
 
   // sqnorm(sum(p = 1..K) x[p]).

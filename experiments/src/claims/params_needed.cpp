@@ -27,6 +27,10 @@ namespace infoflow::experiments {
 namespace {
 
 inline constexpr std::size_t kMinPoints = 4;  // the fewest fitted T a claim needs
+/// A search above the ladder whose NMSE fell by less than this from the narrowest rung it
+/// visited to the widest (in decades: 12 %) is not helped by its width; where the median search
+/// above the ladder is not, widening the ladder is not asked for.
+inline constexpr double kWidthFallDecades = 0.05;
 
 double parameters(const RunConfig& run) {
   return static_cast<double>(numeric::ParameterLayout(run.model).count().theory());
@@ -38,6 +42,8 @@ struct Point {
   std::size_t settled = 0;     ///< searches ended
   std::size_t pending = 0;     ///< searches that need a run
   std::size_t above = 0;       ///< ended without a rung that reached the accuracy
+  /// Of those above: log10 of the NMSE at the narrowest rung visited over that at the widest.
+  std::vector<double> width_falls;
   std::size_t bottom = 0;      ///< found at the narrowest rung
   std::size_t failed = 0;      ///< runs that failed the accuracy below M*
   std::size_t failed_converged = 0;
@@ -82,8 +88,10 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
   std::size_t failed_converged = 0;
   std::string above;
   std::string medians;
+  std::vector<double> width_falls;  // of every search above the ladder
   for (const auto& [t, p] : line.points) {
     pending += p.pending;
+    if (p.pending == 0) width_falls.insert(width_falls.end(), p.width_falls.begin(), p.width_falls.end());
     if (p.above > 0 && p.pending == 0)
       above += fmt::format("{}T = {:g} ({} of {})", above.empty() ? "" : ", ", t, p.above,
                            seeds_text(p.settled));
@@ -110,10 +118,25 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
                     pending, pending == 1 ? " is" : "es are");
     claim.need = Need::kRuns;
   } else if (xs.size() < kMinPoints) {
+    // Above the ladder, a wider one helps only where the NMSE still falls with the width: one
+    // layer's k-th value for k >= 2 stays at 0.68 from FFN 256 to 2,048 (docs/experiments.md).
+    // The plain median: a fall is a log ratio, zero or negative where the NMSE did not fall.
+    std::sort(width_falls.begin(), width_falls.end());
+    const double fall = width_falls.empty() ? 0
+                                            : (width_falls[(width_falls.size() - 1) / 2] +
+                                               width_falls[width_falls.size() / 2]) / 2;
+    const bool stuck = !above.empty() && !width_falls.empty() && fall < kWidthFallDecades;
     claim.why = fmt::format(
         "only {} T with M* on the ladder for at least {} seeds; a fit needs {}{}", xs.size(),
-        kMinSeeds, kMinPoints, above.empty() ? "" : " (widen the ladder for the T above it)");
-    claim.need = above.empty() ? Need::kSeeds : Need::kWiderLadder;
+        kMinSeeds, kMinPoints,
+        above.empty() ? ""
+        : stuck
+            ? fmt::format("; above the ladder the NMSE does not fall with the width (median "
+                          "{:.2f} decade from the narrowest rung a search tried to its widest, "
+                          "less than {}): a wider ladder is not expected to reach the accuracy",
+                          fall, kWidthFallDecades)
+            : " (widen the ladder for the T above it)");
+    claim.need = above.empty() ? Need::kSeeds : stuck ? Need::kNothing : Need::kWiderLadder;
   } else {
     const numeric::ExponentialFit f = numeric::fit_exponential(xs, ys);
     const double span = f.x_max - f.x_min;
@@ -221,6 +244,13 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
     }
     if (found.found == search.rungs.size()) {
       ++p.above;
+      if (found.failed.size() >= 2) {
+        const auto [narrow, wide] = std::minmax_element(found.failed.begin(), found.failed.end());
+        const double from = row(*narrow).best_nmse;
+        const double to = row(*wide).best_nmse;
+        if (std::isfinite(from) && std::isfinite(to) && from > 0 && to > 0)
+          p.width_falls.push_back(std::log10(from / to));
+      }
     } else {
       p.m_star.push_back(parameters(*search.rungs[found.found]));
       p.bottom += found.found == 0 ? 1 : 0;
