@@ -245,9 +245,9 @@ std::vector<Request> requests(const ExperimentSpec& spec, const ExperimentResult
         } else {
           q.seconds = std::numeric_limits<double>::quiet_NaN();
           q.text =
-              "a wider network than the profile's: measure the parameters needed "
-              "(params_needed, experiments/mstar/); time not estimated, it is another "
-              "experiment";
+              "the parameters needed at each T (params_needed, experiments/mstar/), which "
+              "also says whether any width of this model class reaches the accuracy; time not "
+              "estimated, it is another experiment";
         }
         break;
       case Need::kNothing:

@@ -1,5 +1,6 @@
 // A time budget spent where claims are undecided: durations, seeds beyond a profile's, what
 // each undecided claim would need, and the loop that trains it.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -187,6 +188,24 @@ BOOST_FIXTURE_TEST_CASE(each_undecided_claim_says_what_it_needs_and_its_cost, Fi
   BOOST_TEST(at_cap[1].text ==
              "more steps, but no run is left to lengthen; 12 runs trained 16 times as long as "
              "planned still did not pass the plateau test");
+  // A growth line saturated from its smallest T: not trained here; the request names the
+  // experiment that measures the parameters needed, which says whether any width reaches the
+  // accuracy (for one layer's k = 2 none does in this model class).
+  std::vector<ex::RunRecord> saturated;
+  for (const ex::RunConfig& r : spec.runs("quick"))
+    saturated.push_back(record(r, r.task.rank == 1 ? 1e-3 : 0.7, nm::RunStatus::kConverged));
+  const ex::ExperimentResult flat = ex::verify(spec, "quick", saturated, engine);
+  BOOST_TEST_REQUIRE(flat.claims.size() == 3u);
+  BOOST_TEST((flat.claims[1].need == ex::Need::kWiderLadder), flat.claims[1].why);
+  const std::vector<ex::Request> wider = ex::requests(spec, flat, o);
+  const auto k2 = std::find_if(wider.begin(), wider.end(),
+                               [](const ex::Request& q) { return q.need == ex::Need::kWiderLadder; });
+  BOOST_TEST_REQUIRE((k2 != wider.end()));
+  BOOST_TEST(k2->runs.empty());
+  BOOST_TEST(k2->text.find("the parameters needed at each T (params_needed, experiments/mstar/), "
+                           "which also says whether any width of this model class reaches the "
+                           "accuracy") == 0u,
+             k2->text);
   // A claim no run decides is listed, with its reason.
   ex::ExperimentResult none = seeds;
   none.claims[0].need = ex::Need::kNothing;

@@ -134,7 +134,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
             ? fmt::format("; above the ladder the NMSE does not fall with the width (median "
                           "{:.2f} decade from the narrowest rung a search tried to its widest, "
                           "less than {}): a wider ladder is not expected to reach the accuracy",
-                          fall, kWidthFallDecades)
+                          std::abs(fall) < 0.005 ? 0.0 : fall, kWidthFallDecades)
             : " (widen the ladder for the T above it)");
     claim.need = above.empty() ? Need::kSeeds : stuck ? Need::kNothing : Need::kWiderLadder;
   } else {
