@@ -4,7 +4,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 OUT   ?= out
-# Wall time the main job may spend after the quick profile's sweep (about 7 minutes on 2 cores),
+# Wall time the main job may spend after the quick profile's sweep (about 4.5 minutes on 2 cores),
 # training where a claim is undecided (docs/experiments.md, "A time budget"); 0 for none.
 BUDGET ?= 8m
 
