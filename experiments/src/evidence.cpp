@@ -65,8 +65,8 @@ std::string rates_alike_at_T(const std::vector<const Cell*>& good,
   if (other > efficient) return "";
   return fmt::format(
       "at T = {} the rates do not separate them (not efficient: O(eps^-{:g}) at this T, "
-      "efficient: O(eps^-{:g})): \"not efficient\" speaks of T growing, so a gap here is "
-      "consistent with it but not one the rates predict at this T",
+      "efficient: O(eps^-{:g})): the verdict speaks of T growing, so a gap here is consistent "
+      "with it but not one the rates predict at this T",
       tokens, other, efficient);
 }
 
