@@ -137,8 +137,11 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     claim.why = "not enough data";
     claim.need = Need::kRuns;
   }
-  if (const std::string alike = rates_alike_at_T(good_cells, bad_cells); !alike.empty())
+  if (const std::string alike = rates_alike_at_T(good_cells, bad_cells); !alike.empty()) {
     claim.why += "; " + alike;
+    // Where the rates predict no gap at this T, a reversed one contradicts none of them here.
+    if (claim.verdict == Agreement::kDisagrees) claim.why += " (nor does this one contradict them)";
+  }
   return claim;
 }
 

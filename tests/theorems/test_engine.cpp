@@ -1,6 +1,7 @@
 // The InfoFlow engine against the predictions docs/theory.md lists (sections 6 and 9) as checks
 // of the formalization, over grids of architectures.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -284,6 +285,47 @@ BOOST_AUTO_TEST_CASE(a_mean_wider_than_a_head_spans_the_heads_it_opens) {
   th::Architecture three = arch({3});
   three.head_dim = 1;
   BOOST_TEST(th::heads_text(engine.plan(target(squares), three).steps[0]) == "heads 1-3");
+}
+
+BOOST_AUTO_TEST_CASE(no_two_steps_of_a_layer_and_class_name_one_head_unless_both_are_means) {
+  // Means are numbered first at each (layer, class), so the heads a mean spans are consecutive
+  // and never a retrieval's (a retrieval between two means once sat inside a later mean's span).
+  th::Engine engine(catalogue());
+  const char* formulas[] = {
+      "max(t) (dot(a, x[t]) + max(s) dot(x[s], x[t])) + sum(t) max(s) dot(x[s], x[t]) + "
+      "sum(t) relu(dot(e, x[t]))",
+      "sum(t) relu(dot(e, x[t])) + max(t) (dot(a, x[t]) + max(s) dot(x[s], x[t])) + "
+      "sum(t) max(s) dot(x[s], x[t])",
+      "(sum(t) dot(a, x[t]))^2 + (sum(t) dot(b, x[t]))^2 + max(t) dot(c, x[t])",
+  };
+  long efficient = 0;
+  for (const char* f : formulas) {
+    for (const std::vector<long>& heads : {std::vector<long>{1, 3}, std::vector<long>{2, 3},
+                                           std::vector<long>{3}, std::vector<long>{4}}) {
+      for (const long n : {1L, 2L, 4L}) {
+        th::Architecture a = arch(heads);
+        a.head_dim = n;
+        const th::Plan p = engine.plan(target(f), a);
+        if (p.verdict != th::Verdict::kEfficient) continue;
+        ++efficient;
+        std::map<std::tuple<long, th::TokenClass, long>, std::vector<bool>> used;  // a mean each
+        for (const th::PlanStep& step : p.steps) {
+          BOOST_TEST(step.head + step.heads - 1 <= a.heads[static_cast<std::size_t>(step.layer - 1)]);
+          for (long h = step.head; h < step.head + step.heads; ++h)
+            used[{step.layer, step.where, h}].push_back(step.action ==
+                                                        th::Action::kUniformAggregation);
+        }
+        for (const auto& [slot, means] : used) {
+          BOOST_TEST_CONTEXT(f << " on " << a.text() << ", layer " << std::get<0>(slot)
+                               << " head " << std::get<2>(slot)) {
+            BOOST_TEST((means.size() == 1 || std::all_of(means.begin(), means.end(),
+                                                         [](bool m) { return m; })));
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(efficient >= 10);
 }
 
 BOOST_AUTO_TEST_CASE(search_finds_the_smallest_efficient_architectures) {

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "infoflow/numeric/fit.hpp"
+#include "infoflow/symbolic/rate.hpp"
+#include "infoflow/symbolic/symbols.hpp"
 
 #include "claims/claim_kind.hpp"
 #include "claims/slopes.hpp"
@@ -19,15 +21,26 @@ namespace {
 
 void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
   const theorems::Plan& plan = line.plan();
-  const std::string rate = rate_text(plan);
   const std::vector<const Cell*>& members = line.members;
   const std::vector<const Cell*>& fitted = line.fitted;
-  const double a = exponent_at(plan, members.front()->tokens);
+  const long tokens = members.front()->tokens;
+  const double a = exponent_at(plan, tokens);
   const double predicted = -2.0 / a;
   s.predicted_slope = predicted;
+  // The rate at the runs' T, which the slope follows (the decoding floor applied there), with
+  // the rate in T beside it where they differ.
+  std::string rate = rate_text(plan) + fmt::format(" at T = {}", tokens);
+  if (plan.priced()) {
+    const std::string in_T = rate_text(plan);
+    const std::string at_T =
+        symbolic::Rate::from_ex(GiNaC::pow(symbolic::SymbolRegistry::standard().eps(),
+                                           -plan.exponent_at(tokens)))
+            .print(symbolic::Landau::kBigO);
+    rate = at_T == in_T ? fmt::format("{} at T = {}", in_T, tokens)
+                        : fmt::format("{} at T = {} (in T: {})", at_T, tokens, in_T);
+  }
   // Said before the fit, which throws when there are too few points: the claim keeps it.
-  claim.prediction =
-      fmt::format("{} at T = {}: NMSE ~ M^({:.2f})", rate, members.front()->tokens, predicted);
+  claim.prediction = fmt::format("{}: NMSE ~ M^({:.2f})", rate, predicted);
   const numeric::PowerLawFit f = numeric::fit_power_law(line.xs, line.ys);
   s.has_fit = true;
   s.fit = f;

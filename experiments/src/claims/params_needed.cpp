@@ -88,10 +88,25 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
   std::size_t failed_converged = 0;
   std::string above;
   std::string medians;
-  std::vector<double> width_falls;  // of every search above the ladder
+  // A wider ladder is asked for unless, at every T above the ladder, the median search's NMSE
+  // did not fall with the width; T short of seeds (none above) are asked seeds.
+  bool widening_helps = false;
+  std::vector<double> width_falls;  // of the T above the ladder: each T's median fall
+  std::size_t short_of_seeds = 0;
   for (const auto& [t, p] : line.points) {
     pending += p.pending;
-    if (p.pending == 0) width_falls.insert(width_falls.end(), p.width_falls.begin(), p.width_falls.end());
+    if (p.pending == 0 && p.above > 0) {
+      if (p.width_falls.empty()) {
+        widening_helps = true;  // no converged pair of rungs: nothing shows it would not
+      } else {
+        std::vector<double> falls = p.width_falls;
+        std::sort(falls.begin(), falls.end());
+        const double median = (falls[(falls.size() - 1) / 2] + falls[falls.size() / 2]) / 2;
+        width_falls.push_back(median);
+        widening_helps = widening_helps || median >= kWidthFallDecades;
+      }
+    }
+    if (p.pending == 0 && p.above == 0 && p.settled < kMinSeeds) ++short_of_seeds;
     if (p.above > 0 && p.pending == 0)
       above += fmt::format("{}T = {:g} ({} of {})", above.empty() ? "" : ", ", t, p.above,
                            seeds_text(p.settled));
@@ -120,23 +135,24 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
   } else if (xs.size() < kMinPoints) {
     // Above the ladder, a wider one helps only where the NMSE still falls with the width: one
     // layer's k-th value for k >= 2 stays at 0.68 from FFN 256 to 2,048 (docs/experiments.md).
-    // The plain median: a fall is a log ratio, zero or negative where the NMSE did not fall.
-    std::sort(width_falls.begin(), width_falls.end());
-    const double fall = width_falls.empty() ? 0
-                                            : (width_falls[(width_falls.size() - 1) / 2] +
-                                               width_falls[width_falls.size() / 2]) / 2;
-    const bool stuck = !above.empty() && !width_falls.empty() && fall < kWidthFallDecades;
+    const bool stuck = !above.empty() && !widening_helps;
+    const bool seeds = xs.size() + short_of_seeds >= kMinPoints;
+    const double largest =
+        width_falls.empty() ? 0 : *std::max_element(width_falls.begin(), width_falls.end());
     claim.why = fmt::format(
         "only {} T with M* on the ladder for at least {} seeds; a fit needs {}{}", xs.size(),
         kMinSeeds, kMinPoints,
         above.empty() ? ""
         : stuck
-            ? fmt::format("; above the ladder the NMSE does not fall with the width (median "
-                          "{:.2f} decade from the narrowest rung a search tried to its widest, "
-                          "less than {}): a wider ladder is not expected to reach the accuracy",
-                          std::abs(fall) < 0.005 ? 0.0 : fall, kWidthFallDecades)
+            ? fmt::format("; above the ladder the NMSE does not fall with the width (at most "
+                          "{:.2f} decade, the median over a T's converged searches from the "
+                          "narrowest rung tried to the widest, less than {}): a wider ladder "
+                          "is not expected to reach the accuracy with this recipe",
+                          std::abs(largest) < 0.005 ? 0.0 : largest, kWidthFallDecades)
             : " (widen the ladder for the T above it)");
-    claim.need = above.empty() ? Need::kSeeds : stuck ? Need::kNothing : Need::kWiderLadder;
+    claim.need = above.empty() || (stuck && seeds) ? Need::kSeeds
+                 : stuck                           ? Need::kNothing
+                                                   : Need::kWiderLadder;
   } else {
     const numeric::ExponentialFit f = numeric::fit_exponential(xs, ys);
     const double span = f.x_max - f.x_min;
@@ -244,12 +260,18 @@ void judge(const ExperimentSpec& spec, const Cells& cells, ExperimentResult& out
     }
     if (found.found == search.rungs.size()) {
       ++p.above;
+      // A fall between two converged runs: a wide rung stopped at its budget or diverged says
+      // nothing about what its width can reach.
       if (found.failed.size() >= 2) {
         const auto [narrow, wide] = std::minmax_element(found.failed.begin(), found.failed.end());
-        const double from = row(*narrow).best_nmse;
-        const double to = row(*wide).best_nmse;
-        if (std::isfinite(from) && std::isfinite(to) && from > 0 && to > 0)
-          p.width_falls.push_back(std::log10(from / to));
+        const RunRow& from = row(*narrow);
+        const RunRow& to = row(*wide);
+        const auto converged = [](const RunRow& r) {
+          return r.status == numeric::RunStatus::kConverged && std::isfinite(r.best_nmse) &&
+                 r.best_nmse > 0;
+        };
+        if (converged(from) && converged(to))
+          p.width_falls.push_back(std::log10(from.best_nmse / to.best_nmse));
       }
     } else {
       p.m_star.push_back(parameters(*search.rungs[found.found]));

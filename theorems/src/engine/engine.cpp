@@ -337,12 +337,28 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   Plan p;
   p.architecture = a;
   const long layers = a.layers();
-  std::vector<std::array<long, 2>> heads(static_cast<std::size_t>(layers + 1), {0, 0});
   // R6, as the placement counts it: means at one (layer, class) share uniform heads, n averaged
-  // values a head. A mean starts on the last mean head opened there while that head has free
-  // values, else on the first head it opens, and spans the heads it opens past that one.
+  // values a head. They are numbered first, heads 1, 2, ... in program order, so that the heads
+  // a mean spans are consecutive: a mean starts on the last mean head while it has free values,
+  // else on the next, and spans the heads it opens past that one. Other steps follow them.
+  std::vector<std::array<long, 2>> heads(static_cast<std::size_t>(layers + 1), {0, 0});
   std::vector<std::array<long, 2>> pooled(static_cast<std::size_t>(layers + 1), {0, 0});
-  std::vector<std::array<long, 2>> mean_head(static_cast<std::size_t>(layers + 1), {0, 0});
+  std::vector<std::pair<long, long>> mean_heads(program.quantities.size());  // (first, count)
+  for (std::size_t i = 0; i < program.quantities.size(); ++i) {
+    const auto& slot = placement.slots[i];
+    const Quantity& q = program.quantities[i];
+    if (!slot || q.mode != Mode::kMean || q.values <= 0) continue;
+    const auto layer = static_cast<std::size_t>(slot->layer);
+    const std::size_t at = slot->readout ? 1 : 0;
+    const long n = a.head_dim_of(slot->layer - 1);
+    const long pool = pooled[layer][at];
+    const bool room = pool % n != 0;  // the last mean head has free values
+    const long opened = detail::mean_heads_opened(pool, q.values, n);
+    mean_heads[i] = {room ? heads[layer][at] : heads[layer][at] + 1,
+                     std::max<long>(1, opened + (room ? 1 : 0))};
+    heads[layer][at] += opened;
+    pooled[layer][at] = pool + q.values;
+  }
   std::vector<std::vector<std::string>> token_parts(static_cast<std::size_t>(layers + 1));
   std::vector<std::vector<std::string>> readout_parts(static_cast<std::size_t>(layers + 1));
   std::vector<std::string> carried;  // globals every token holds, for the carry's text
@@ -357,15 +373,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
     const auto layer = static_cast<std::size_t>(s.layer);
     const std::size_t at = slot->readout ? 1 : 0;
     if (q.mode == Mode::kMean && q.values > 0) {
-      const long n = a.head_dim_of(s.layer - 1);
-      const long pool = pooled[layer][at];
-      const bool room = pool % n != 0;  // the last mean head opened here has free values
-      const long opened = detail::mean_heads_opened(pool, q.values, n);
-      s.head = room ? mean_head[layer][at] : heads[layer][at] + 1;
-      s.heads = std::max<long>(1, opened + (room ? 1 : 0));
-      heads[layer][at] += opened;
-      if (opened > 0) mean_head[layer][at] = heads[layer][at];
-      pooled[layer][at] = pool + q.values;
+      std::tie(s.head, s.heads) = mean_heads[i];
     } else {
       s.head = ++heads[layer][at];
     }
