@@ -4,10 +4,13 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "infoflow/numeric/fit.hpp"
+#include "infoflow/symbolic/rate.hpp"
 
 #include "prediction.hpp"
 
@@ -49,25 +52,29 @@ std::string rates_alike_at_T(const std::vector<const Cell*>& good,
                             const std::vector<const Cell*>& bad) {
   if (good.empty() || bad.empty()) return "";
   const long tokens = good.front()->tokens;
-  double efficient = -std::numeric_limits<double>::infinity();
-  double other = std::numeric_limits<double>::infinity();
+  // The costliest efficient configuration and the cheapest other one, at this T.
+  const Cell* efficient = nullptr;
+  const Cell* other = nullptr;
+  double most = -std::numeric_limits<double>::infinity();
+  double least = std::numeric_limits<double>::infinity();
   for (const std::vector<const Cell*>* side : {&good, &bad}) {
     for (const Cell* c : *side) {
       if (c->plan == nullptr || !c->plan->priced() || c->tokens != tokens) return "";
       const double a = exponent_at(*c->plan, tokens);
       if (!std::isfinite(a)) return "";
-      if (side == &good)
-        efficient = std::max(efficient, a);
-      else
-        other = std::min(other, a);
+      if (side == &good && a > most) std::tie(most, efficient) = std::pair(a, c);
+      if (side == &bad && a < least) std::tie(least, other) = std::pair(a, c);
     }
   }
-  if (other > efficient) return "";
+  if (least > most) return "";
+  const auto rate = [tokens](const Cell* c) {
+    return c->plan->rate_at(tokens).print(symbolic::Landau::kBigO);
+  };
   return fmt::format(
-      "at T = {} the rates do not separate them (not efficient: O(eps^-{:g}) at this T, "
-      "efficient: O(eps^-{:g})): the verdict speaks of T growing, so a gap here is consistent "
-      "with it but not one the rates predict at this T",
-      tokens, other, efficient);
+      "at T = {} the rates do not separate them (not efficient: {} at this T, efficient: {}): "
+      "the verdict speaks of T growing, so a gap here is consistent with it but not one the "
+      "rates predict at this T",
+      tokens, rate(other), rate(efficient));
 }
 
 Claim gap_claim(const std::string& group, const std::string& prediction,

@@ -23,14 +23,6 @@ std::vector<double> usable(const std::vector<double>& v) {
   return out;
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
 struct Line {
   double slope = 0;
   double intercept = 0;
@@ -122,6 +114,15 @@ PowerLawFit log_log_line(const std::vector<double>& lx, const std::vector<double
 }
 
 }  // namespace
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) throw std::invalid_argument("percentile of no values");
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
 
 double median_of(std::vector<double> values) {
   values = usable(values);

@@ -47,8 +47,7 @@ std::string set_text(const std::vector<std::string>& parts) {
 std::optional<symbolic::Rate> rate_at_T(const theorems::Target& t, const theorems::Plan& p) {
   const auto T = t.bindings.find("T");
   if (T == t.bindings.end()) return std::nullopt;
-  return symbolic::Rate::from_ex(
-      GiNaC::pow(symbolic::SymbolRegistry::standard().eps(), -p.exponent_at(T->second)));
+  return p.rate_at(T->second);
 }
 
 std::string rate_text(const theorems::Target& t, const theorems::Plan& p) {

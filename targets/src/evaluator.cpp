@@ -264,12 +264,12 @@ void Evaluator::compile(const Node& n) {
       }
     }
     // The two terms share exactly one index, and together bind all three.
-    std::string shared;
+    std::vector<std::string> shared;
     for (const std::string& a : {tokens[0].first, tokens[0].second})
-      if (a == tokens[1].first || a == tokens[1].second) shared += shared.empty() ? a : "," + a;
-    if (forms && !shared.empty() && shared.find(',') == std::string::npos) {
+      if (a == tokens[1].first || a == tokens[1].second) shared.push_back(a);
+    if (forms && shared.size() == 1) {
       k.shape = Shape::kChain;
-      k.shared_first = {tokens[0].first == shared, tokens[1].first == shared};
+      k.shared_first = {tokens[0].first == shared[0], tokens[1].first == shared[0]};
       k.subtracted = n.args[0].kind == Node::Kind::kSub;
       kernels_[&n] = k;
       return;

@@ -174,11 +174,11 @@ BOOST_AUTO_TEST_CASE(a_gap_where_the_rates_at_its_T_do_not_separate_says_so) {
     for (const ex::Claim& c : r.claims) BOOST_TEST(ex::to_text(c.verdict) == "agrees");
     if (t == "8") {
       BOOST_TEST(r.claims[0].why.find("; at T = 8 the rates do not separate them (not efficient: "
-                                      "O(eps^-1) at this T, efficient: O(eps^-1))") !=
+                                      "O(eps^(-1)) at this T, efficient: O(eps^(-1)))") !=
                      std::string::npos,
                  r.claims[0].why);
-      BOOST_TEST(r.claims[1].why.find("(not efficient: O(eps^-1) at this T, efficient: "
-                                      "O(eps^-2))") != std::string::npos,
+      BOOST_TEST(r.claims[1].why.find("(not efficient: O(eps^(-1)) at this T, efficient: "
+                                      "O(eps^(-2)))") != std::string::npos,
                  r.claims[1].why);
     } else {
       for (const ex::Claim& c : r.claims)

@@ -8,7 +8,6 @@
 
 #include "infoflow/numeric/fit.hpp"
 #include "infoflow/symbolic/rate.hpp"
-#include "infoflow/symbolic/symbols.hpp"
 
 #include "claims/claim_kind.hpp"
 #include "claims/slopes.hpp"
@@ -29,16 +28,12 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
   s.predicted_slope = predicted;
   // The rate at the runs' T, which the slope follows (the decoding floor applied there), with
   // the rate in T beside it where they differ.
-  std::string rate = rate_text(plan) + fmt::format(" at T = {}", tokens);
-  if (plan.priced()) {
-    const std::string in_T = rate_text(plan);
-    const std::string at_T =
-        symbolic::Rate::from_ex(GiNaC::pow(symbolic::SymbolRegistry::standard().eps(),
-                                           -plan.exponent_at(tokens)))
-            .print(symbolic::Landau::kBigO);
-    rate = at_T == in_T ? fmt::format("{} at T = {}", in_T, tokens)
-                        : fmt::format("{} at T = {} (in T: {})", at_T, tokens, in_T);
-  }
+  const std::string in_T = rate_text(plan);
+  const std::string at_T =
+      plan.priced() ? plan.rate_at(tokens).print(symbolic::Landau::kBigO) : in_T;
+  const std::string rate = at_T == in_T
+                               ? fmt::format("{} at T = {}", in_T, tokens)
+                               : fmt::format("{} at T = {} (in T: {})", at_T, tokens, in_T);
   // Said before the fit, which throws when there are too few points: the claim keeps it.
   claim.prediction = fmt::format("{}: NMSE ~ M^({:.2f})", rate, predicted);
   const numeric::PowerLawFit f = numeric::fit_power_law(line.xs, line.ys);

@@ -99,9 +99,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
       if (p.width_falls.empty()) {
         widening_helps = true;  // no converged pair of rungs: nothing shows it would not
       } else {
-        std::vector<double> falls = p.width_falls;
-        std::sort(falls.begin(), falls.end());
-        const double median = (falls[(falls.size() - 1) / 2] + falls[falls.size() / 2]) / 2;
+        const double median = numeric::percentile(p.width_falls, 0.5);  // falls may be negative
         width_falls.push_back(median);
         widening_helps = widening_helps || median >= kWidthFallDecades;
       }

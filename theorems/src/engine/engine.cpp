@@ -194,6 +194,10 @@ GiNaC::ex Plan::exponent_at(long tokens) const {
   return most;
 }
 
+symbolic::Rate Plan::rate_at(long tokens) const {
+  return symbolic::Rate::from_ex(GiNaC::pow(sym("eps"), -exponent_at(tokens)));
+}
+
 bool Plan::priced() const {
   return verdict != Verdict::kNotComputable && verdict != Verdict::kOutsideFramework;
 }

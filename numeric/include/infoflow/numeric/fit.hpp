@@ -107,6 +107,10 @@ Transition locate_transition(const std::vector<std::vector<double>>& levels, std
 /// The median of positive finite values (NaN if none).
 double median_of(std::vector<double> values);
 
+/// The q-quantile (0 <= q <= 1) of values of any sign, interpolated linearly between order
+/// statistics (q = 0.5: the median). Throws std::invalid_argument for no values.
+double percentile(std::vector<double> values, double q);
+
 }  // namespace infoflow::numeric
 
 #endif  // INFOFLOW_NUMERIC_FIT_HPP_

@@ -147,6 +147,8 @@ struct Plan {
   /// less than `floor` where the plan decodes anything; `exponent` at T where a value stays
   /// symbolic.
   [[nodiscard]] GiNaC::ex exponent_at(long tokens) const;
+  /// The rate at a given T: eps^(-exponent_at(T)).
+  [[nodiscard]] symbolic::Rate rate_at(long tokens) const;
   [[nodiscard]] symbolic::Rate general_rate() const;
   [[nodiscard]] bool priced() const;  ///< a rate exists (not "not computable" or "outside")
 };
