@@ -67,14 +67,46 @@ json parse_line(const std::string& line) {
   });
 }
 
+/// A text field of a record.
+std::string text_field(const json& j, const char* field) {
+  if (!j.is_string()) {
+    throw std::invalid_argument(
+        fmt::format("{}: expected a text, found {}", field, j.dump().substr(0, 40)));
+  }
+  return j.get<std::string>();
+}
+
+/// The record's layout: 1 when it has no `schema` field (written before records carried one).
+int schema_of(const json& j) {
+  if (!j.contains("schema")) return 1;
+  const int schema = integer_field<int>(j.at("schema"), "schema", 1);
+  if (schema > kRecordSchema) {
+    throw std::invalid_argument(
+        fmt::format("schema {} is later than this build reads (up to {})", schema, kRecordSchema));
+  }
+  return schema;
+}
+
+/// A field that records of schema 2 always have and older ones may lack: null when missing.
+const json* field_since_2(const json& j, const char* field, int schema) {
+  if (j.contains(field)) return &j.at(field);
+  if (schema >= 2) throw std::invalid_argument(fmt::format("{}: missing", field));
+  return nullptr;
+}
+
 /// A record as read, or why it is corrupt (std::exception): the one check of what a results
-/// line must hold, for reading (sweep, verify, report) and for merge alike.
-RunRecord to_record(const json& j) {
+/// line must hold, for reading (sweep, verify, report) and for merge alike. `doubt`: why a
+/// record that reads is not what it says (empty when it is).
+RunRecord to_record(const json& j, std::string* doubt) {
+  if (!j.is_object()) throw std::invalid_argument("expected an object");
+  const int schema = schema_of(j);
   RunRecord r;
-  r.key = j.at("key").get<std::string>();
-  r.experiment = j.at("experiment").get<std::string>();
-  r.labels = j.at("labels").get<std::map<std::string, std::string>>();
-  r.status = parse_run_status(j.at("status").get<std::string>());
+  r.key = text_field(j.at("key"), "key");
+  r.experiment = text_field(j.at("experiment"), "experiment");
+  const json& labels = j.at("labels");
+  if (!labels.is_object()) throw std::invalid_argument("labels: expected an object");
+  for (const auto& [label, value] : labels.items()) r.labels[label] = text_field(value, "labels");
+  r.status = parse_run_status(text_field(j.at("status"), "status"));
   r.best_validation_nmse = figure_field(j.at("best_validation_nmse"), "best_validation_nmse");
   r.final_validation_nmse = figure_field(j.at("final_validation_nmse"), "final_validation_nmse");
   r.steps_done = integer_field<long>(j.at("steps_done"), "steps_done", 0);
@@ -86,11 +118,43 @@ RunRecord to_record(const json& j) {
   r.seconds = figure_field(j.at("seconds"), "seconds");
   if (!std::isfinite(r.seconds)) throw std::invalid_argument("seconds: expected a number");
   r.seed = integer_field<std::uint64_t>(j.at("config").at("training").at("seed"), "seed", 0);
-  if (j.contains("curve")) {
-    for (const json& point : j.at("curve")) {
+  // Fields no reader uses, checked all the same: a record is whole or corrupt.
+  for (const char* field : {"code_version", "march", "build_type"}) {
+    if (const json* f = field_since_2(j, field, schema)) (void)text_field(*f, field);
+  }
+  if (const json* f = field_since_2(j, "best_step", schema))
+    (void)integer_field<long>(*f, "best_step", 0);
+  if (const json* f = field_since_2(j, "resumed_from", schema))
+    (void)integer_field<long>(*f, "resumed_from", 0);
+  if (const json* f = field_since_2(j, "target_std", schema)) (void)figure_field(*f, "target_std");
+  if (const json* f = field_since_2(j, "converged", schema)) {
+    if (!f->is_boolean()) {
+      throw std::invalid_argument(
+          fmt::format("converged: expected true or false, found {}", f->dump().substr(0, 40)));
+    }
+    if (f->get<bool>() != r.converged()) {
+      throw std::invalid_argument(
+          fmt::format("converged: {} against status {}", f->dump(), to_string(r.status)));
+    }
+  }
+  if (const json* curve = field_since_2(j, "curve", schema)) {
+    if (!curve->is_array()) throw std::invalid_argument("curve: expected a list");
+    for (const json& point : *curve) {
+      if (!point.is_array() || point.size() != 2)
+        throw std::invalid_argument("curve: expected [step, NMSE] points");
       r.curve.emplace_back(integer_field<long>(point.at(0), "curve step", 0),
                            figure_field(point.at(1), "curve NMSE"));
     }
+  }
+  // A diverged run's last evaluation was not finite: a finite one says the record is wrong
+  // somewhere, and it is no evidence of convergence.
+  if ((r.status == RunStatus::kDiverged || r.diverged_at >= 0) &&
+      std::isfinite(r.final_validation_nmse)) {
+    *doubt = fmt::format(
+        "run {} is marked diverged (status {}, diverged_at {}) but its final NMSE {} is finite; "
+        "it is read as diverged, not as converged evidence",
+        r.key, to_string(r.status), r.diverged_at, r.final_validation_nmse);
+    r.status = RunStatus::kDiverged;
   }
   return r;
 }
@@ -98,6 +162,12 @@ RunRecord to_record(const json& j) {
 std::string corrupt(const fs::path& file, std::size_t line, const std::exception& e) {
   return fmt::format("{}:{}: corrupt record skipped ({})", file.string(), line,
                      std::string(e.what()).substr(0, 80));
+}
+
+/// "run KEY at FIRST and at SECOND differs: ...": one run recorded with two results.
+std::string conflict_text(const std::string& key, const std::string& first,
+                          const std::string& second, const std::string& fields) {
+  return fmt::format("run {} at {} and at {} differs: {}", key, first, second, fields);
 }
 
 json finite_or_null(double x) {
@@ -138,43 +208,67 @@ std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) con
     if (errno == ENOENT) return out;  // nothing run yet
     io_failure("cannot read the results file", file_, errno);
   }
-  std::set<std::string> seen;
+  const auto warn = [&](std::string text) {
+    if (warnings != nullptr) warnings->push_back(std::move(text));
+  };
+  struct First {
+    std::size_t index;  // in `out`
+    json record;
+    std::string where;
+  };
+  std::map<std::string, First> seen;
   std::string line;
   std::size_t number = 0;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
+    const std::string where = fmt::format("{}:{}", file_.string(), number);
+    json record;
+    RunRecord r;
+    std::string doubt;
     try {
-      RunRecord r = to_record(parse_line(line));
-      if (seen.insert(r.key).second) out.push_back(std::move(r));
+      record = parse_line(line);
+      r = to_record(record, &doubt);
     } catch (const std::exception& e) {
-      if (warnings != nullptr) warnings->push_back(corrupt(file_, number, e));
+      warn(corrupt(file_, number, e));
+      continue;
+    }
+    if (!doubt.empty()) warn(where + ": " + doubt);
+    const auto [it, fresh] = seen.try_emplace(r.key, First{out.size(), record, where});
+    if (fresh) {
+      out.push_back(std::move(r));
+    } else if (const std::string diff = differences(it->second.record, record); !diff.empty()) {
+      const std::string text = conflict_text(r.key, it->second.where, where, diff);
+      warn(text + "; neither record counts as evidence (remove the one that is wrong)");
+      std::string& conflict = out[it->second.index].conflict;
+      conflict += (conflict.empty() ? "" : "; ") + text;
     }
   }
   return out;
 }
 
 void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
-  json record = {{"key", run.key},
-                       {"experiment", run.experiment},
-                       {"labels", run.labels},
-                       {"config", config_json(run)},
-                       {"code_version", kCodeVersion},
-                       {"march", instruction_set()},
-                       {"build_type", build_type()},
-                       {"status", to_string(r.status)},
-                       {"converged", r.status == RunStatus::kConverged},
-                       {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},
-                       {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
-                       {"best_step", r.best_step},
-                       {"steps_done", r.steps_done},
-                       {"resumed_from", r.resumed_from},
-                       {"diverged_at", r.diverged_at},
-                       {"parameters", r.parameters.total},
-                       {"parameters_theory", r.parameters.theory()},
-                       {"seconds", r.seconds_total},
-                       {"target_std", r.target_std},
-                       {"curve", validation_curve(r)}};
+  json record = {{"schema", kRecordSchema},
+                 {"key", run.key},
+                 {"experiment", run.experiment},
+                 {"labels", run.labels},
+                 {"config", config_json(run)},
+                 {"code_version", kCodeVersion},
+                 {"march", instruction_set()},
+                 {"build_type", build_type()},
+                 {"status", to_string(r.status)},
+                 {"converged", r.status == RunStatus::kConverged},
+                 {"best_validation_nmse", finite_or_null(r.best_validation_nmse)},
+                 {"final_validation_nmse", finite_or_null(r.final_validation_nmse)},
+                 {"best_step", r.best_step},
+                 {"steps_done", r.steps_done},
+                 {"resumed_from", r.resumed_from},
+                 {"diverged_at", r.diverged_at},
+                 {"parameters", r.parameters.total},
+                 {"parameters_theory", r.parameters.theory()},
+                 {"seconds", r.seconds_total},
+                 {"target_std", r.target_std},
+                 {"curve", validation_curve(r)}};
   if (run.training.max_steps > 0) record["cooldown_start"] = r.cooldown.start;
   std::string line = record.dump() + "\n";
   create_parent(file_);
@@ -228,22 +322,23 @@ std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
     while (std::getline(f, line)) {
       ++number;
       if (line.empty()) continue;
+      const std::string where = fmt::format("{}:{}", in.string(), number);
       json record;
       std::string key;
+      std::string doubt;
       try {
         record = parse_line(line);
-        key = to_record(record).key;
+        key = to_record(record, &doubt).key;
       } catch (const std::exception& e) {
         warnings.push_back(corrupt(in, number, e));
         continue;
       }
-      const std::string where = fmt::format("{}:{}", in.string(), number);
+      if (!doubt.empty()) warnings.push_back(where + ": " + doubt);
       const auto [it, fresh] = seen.try_emplace(key, Seen{record, where});
       if (fresh) {
         content += line + "\n";
       } else if (const std::string diff = differences(it->second.record, record); !diff.empty()) {
-        conflicts.push_back(fmt::format("run {} at {} and at {} differs: {}", key,
-                                        it->second.where, where, diff));
+        conflicts.push_back(conflict_text(key, it->second.where, where, diff));
       }
     }
   }

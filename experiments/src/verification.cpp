@@ -137,6 +137,9 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
     const auto hit = by_key.find(run.key);
     if (hit == by_key.end()) {
       ++missing;
+    } else if (!hit->second->conflict.empty()) {  // recorded, but no evidence either way
+      out.notes.push_back(hit->second->conflict +
+                          "; neither record is counted (remove the one that is wrong)");
     } else {
       const RunRecord& r = *hit->second;
       row.status = r.status;

@@ -466,4 +466,51 @@ BOOST_AUTO_TEST_CASE(seeds_and_set_values_out_of_range_are_refused) {
   BOOST_TEST(run("derive 'max(t) dot(b, x[t])' --heads 1 --set T=16384").code == 0);
 }
 
+// Issue #43, item 6: results records are validated on reading, with their file and line.
+
+BOOST_AUTO_TEST_CASE(verify_shows_records_that_conflict_doubt_or_mistype_and_counts_none) {
+  const TempDir temp;
+  const std::filesystem::path file =
+      temp.write("s.toml", spec("s", "T = 4\nsteps = 2\nseeds = [1]\n"));
+  const std::filesystem::path results = temp.dir() / "r";
+  BOOST_TEST_REQUIRE(run("sweep " + file.string() + " --results " + results.string()).code == 0);
+  const std::string line = lines_of(results / "s.jsonl").at(0);
+  nlohmann::json j = nlohmann::json::parse(line);
+  BOOST_TEST_REQUIRE(j.at("status") == "converged");  // what verify counted
+  const auto verify = [&](const nlohmann::json& a, const nlohmann::json& b) {
+    temp.write("r/s.jsonl", a.dump() + "\n" + (b.is_null() ? "" : b.dump() + "\n"));
+    return run("verify " + file.string() + " --results " + results.string() +
+               " --no-constructions");
+  };
+  // One run with two results: both shown, as merge shows them; neither is counted.
+  nlohmann::json other = j;
+  other["best_validation_nmse"] = 0.25;
+  Run r = verify(j, other);
+  BOOST_TEST(r.code == 0);
+  BOOST_TEST(contains(r.out, "s.jsonl:1 and at " + (results / "s.jsonl").string() +
+                                 ":2 differs: best_validation_nmse "));
+  BOOST_TEST(contains(r.out, "neither record is counted (remove the one that is wrong)"));
+  BOOST_TEST(!contains(r.out, "1 converged"));
+  // Marked diverged with a finite NMSE: a warning, and counted as diverged.
+  other = j;
+  other["diverged_at"] = 1;
+  r = verify(other, nullptr);
+  BOOST_TEST(contains(r.out, "s.jsonl:1: run " + j.at("key").get<std::string>() +
+                                 " is marked diverged (status converged, diverged_at 1) but its "
+                                 "final NMSE "));
+  BOOST_TEST(contains(r.out, "1 runs, 1 diverged"));
+  // The campaign's field types: best_step as a text, converged as 0.
+  other = j;
+  other["best_step"] = "1";
+  nlohmann::json zero = j;
+  zero["converged"] = 0;
+  r = verify(other, zero);
+  BOOST_TEST(contains(r.out, "s.jsonl:1: corrupt record skipped (best_step: expected an integer "
+                             ">= 0, found \"1\")"));
+  BOOST_TEST(contains(r.out, "s.jsonl:2: corrupt record skipped (converged: expected true or "
+                             "false, found 0)"));
+  BOOST_TEST(!contains(r.out, "1 converged"));
+  BOOST_TEST(contains(verify(j, nullptr).out, "1 runs, 1 converged"));  // the record itself
+}
+
 BOOST_AUTO_TEST_SUITE_END()

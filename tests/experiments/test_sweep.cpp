@@ -361,6 +361,125 @@ BOOST_AUTO_TEST_CASE(a_shipped_record_is_reproduced_bit_for_bit) {
     BOOST_TEST(again.curve[i].validation_nmse == shipped->curve[i].second);
 }
 
+namespace {
+
+/// A record of run `key` of schema 1, as the earliest sweeps wrote it (no `schema` field, no
+/// `converged`, `curve`, `best_step`, `code_version`, ...), with `fields` set over it.
+std::string old_record(const std::string& key, const nlohmann::json& fields = {}) {
+  nlohmann::json j = nlohmann::json::parse(
+      R"({"key":"","experiment":"e","labels":{},"status":"converged","best_validation_nmse":0.5,)"
+      R"("final_validation_nmse":0.5,"steps_done":2,"diverged_at":-1,"parameters":1,)"
+      R"("parameters_theory":1,"seconds":1.0,"config":{"training":{"seed":1}}})");
+  j["key"] = key;
+  if (fields.is_object()) j.update(fields);
+  return j.dump() + "\n";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_record_carries_its_schema_and_one_without_is_read_as_schema_1) {
+  TempDir d;
+  const ex::ExperimentSpec spec = ex::ExperimentSpec::load(d.write("tiny.toml", kSpec));
+  const ex::ResultStore store(d.dir() / "results.jsonl");
+  ex::SweepOptions o;
+  o.profile = "full";
+  (void)ex::run_sweep(spec, store, o);
+  std::ifstream in(store.file());
+  std::string line;
+  std::getline(in, line);
+  const nlohmann::json j = nlohmann::json::parse(line);
+  BOOST_TEST(j.at("schema").get<int>() == 2);
+  BOOST_TEST(j.at("code_version").get<std::string>() == nm::kCodeVersion);
+  // The schema tells how a run was written down, not what it found: a copy without is the same.
+  nlohmann::json unversioned = j;
+  unversioned.erase("schema");
+  std::vector<std::string> same;
+  const fs::path copies = d.write("copies.jsonl", j.dump() + "\n" + unversioned.dump() + "\n");
+  BOOST_TEST(ex::ResultStore(copies).read(&same).front().conflict.empty());
+  BOOST_TEST(same.empty());
+  // The shipped records have no schema: they are of schema 1, whose optional fields they lack.
+  const fs::path file = d.write(
+      "old.jsonl", old_record("a") + old_record("b", {{"schema", 2}}) +
+                       old_record("c", {{"schema", 3}}) + old_record("d", {{"schema", "2"}}));
+  std::vector<std::string> warnings;
+  const std::vector<ex::RunRecord> records = ex::ResultStore(file).read(&warnings);
+  BOOST_TEST_REQUIRE(records.size() == 1u);
+  BOOST_TEST(records[0].key == "a");
+  BOOST_TEST_REQUIRE(warnings.size() == 3u);
+  BOOST_TEST(warnings[0].find("old.jsonl:2: corrupt record skipped (code_version: missing)") !=
+             std::string::npos);
+  BOOST_TEST(warnings[1].find("old.jsonl:3: corrupt record skipped (schema 3 is later than this "
+                              "build reads (up to 2))") != std::string::npos);
+  BOOST_TEST(warnings[2].find("old.jsonl:4: corrupt record skipped (schema: expected an integer") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_field_of_the_wrong_type_is_a_corrupt_line_with_its_file_and_line) {
+  TempDir d;
+  const fs::path file = d.write(
+      "results.jsonl",
+      old_record("a", {{"best_step", "9500"}}) + old_record("b", {{"converged", 0}}) +
+          old_record("c", {{"converged", false}}) + old_record("d", {{"labels", {{"seed", 1}}}}) +
+          old_record("e", {{"curve", {{"x", 1}}}}) + old_record("f", {{"code_version", 3}}) +
+          old_record("g", {{"converged", true}, {"best_step", 2}, {"curve", {{2, 0.5}}}}));
+  std::vector<std::string> warnings;
+  const std::vector<ex::RunRecord> records = ex::ResultStore(file).read(&warnings);
+  BOOST_TEST_REQUIRE(records.size() == 1u);
+  BOOST_TEST(records[0].key == "g");
+  const std::vector<std::string> expected{
+      "results.jsonl:1: corrupt record skipped (best_step: expected an integer >= 0, found "
+      "\"9500\")",
+      "results.jsonl:2: corrupt record skipped (converged: expected true or false, found 0)",
+      "results.jsonl:3: corrupt record skipped (converged: false against status converged)",
+      "results.jsonl:4: corrupt record skipped (labels: expected a text, found 1)",
+      "results.jsonl:5: corrupt record skipped (curve: expected a list)",
+      "results.jsonl:6: corrupt record skipped (code_version: expected a text, found 3)"};
+  BOOST_TEST_REQUIRE(warnings.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    BOOST_TEST(warnings[i].find(expected[i]) != std::string::npos, warnings[i]);
+}
+
+BOOST_AUTO_TEST_CASE(a_run_recorded_with_two_results_is_a_finding_and_no_evidence) {
+  TempDir d;
+  const fs::path file = d.write(
+      "results.jsonl",
+      old_record("k") + old_record("k", {{"seconds", 9.0}, {"resumed_from", 5}}) +  // bookkeeping
+          old_record("k", {{"best_validation_nmse", 0.25}}) + old_record("m"));
+  std::vector<std::string> warnings;
+  const std::vector<ex::RunRecord> records = ex::ResultStore(file).read(&warnings);
+  BOOST_TEST_REQUIRE(records.size() == 2u);
+  const std::string conflict = "run k at " + file.string() + ":1 and at " + file.string() +
+                               ":3 differs: best_validation_nmse 0.5 against 0.25";
+  BOOST_TEST(records[0].conflict == conflict);
+  BOOST_TEST(records[1].conflict.empty());
+  BOOST_TEST_REQUIRE(warnings.size() == 1u);
+  BOOST_TEST(warnings[0] ==
+             conflict + "; neither record counts as evidence (remove the one that is wrong)");
+}
+
+BOOST_AUTO_TEST_CASE(a_diverged_record_with_a_finite_final_nmse_is_a_warning_and_read_diverged) {
+  TempDir d;
+  const fs::path file = d.write(
+      "results.jsonl",
+      old_record("a", {{"diverged_at", 3}}) +
+          old_record("b", {{"status", "diverged"}, {"best_validation_nmse", 0.5},
+                           {"final_validation_nmse", 0.25}, {"diverged_at", 3}}) +
+          // as a diverged run is written: a best NMSE from before, no final one
+          old_record("c", {{"status", "diverged"}, {"final_validation_nmse", nullptr},
+                           {"diverged_at", 3}}));
+  std::vector<std::string> warnings;
+  const std::vector<ex::RunRecord> records = ex::ResultStore(file).read(&warnings);
+  BOOST_TEST_REQUIRE(records.size() == 3u);
+  for (const ex::RunRecord& r : records) BOOST_TEST((r.status == nm::RunStatus::kDiverged));
+  BOOST_TEST_REQUIRE(warnings.size() == 2u);
+  BOOST_TEST(warnings[0] == file.string() +
+                                ":1: run a is marked diverged (status converged, diverged_at 3) "
+                                "but its final NMSE 0.5 is finite; it is read as diverged, not as "
+                                "converged evidence");
+  BOOST_TEST(warnings[1].find(":2: run b is marked diverged (status diverged, diverged_at 3) but "
+                              "its final NMSE 0.25 is finite") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(shard_syntax) {
   BOOST_TEST(ex::parse_shard("1/4").first == 1);
   BOOST_TEST(ex::parse_shard("1/4").second == 4);
