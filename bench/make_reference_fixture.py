@@ -3,7 +3,9 @@
 (float64), for the C++ test that checks the hand-written model against it.
 
 The PyTorch model computes every position of every layer; the C++ model computes only what
-reaches the readout in the last layer, so agreement also checks that shortcut. Stored per
+reaches the readout in the last layer, so agreement also checks that shortcut. Keys and values
+range over the T input tokens: the readout token queries and is never a key. The encoder is
+linear (the position added after it) or a token-wise ReLU MLP fed [x(t); p(t)]. Stored per
 configuration: parameters (named as in numeric::ParameterLayout, shape [rows, cols], row-major
 data), inputs, targets, predictions, the MSE loss, its gradient per tensor, and the losses and
 final parameters of five AdamW steps with warm-up, cosine schedule and clipping.
@@ -20,10 +22,15 @@ import torch.nn.functional as F
 torch.set_default_dtype(torch.float64)
 
 CONFIGS = [
-    dict(name="plain_sinusoidal_gelu", T=5, d=3, E=8, heads=[2, 4], head_dim=0, W=12, R=10,
-         activation="gelu", positional="sinusoidal", pre_ln=False, scale=0.0),
+    dict(name="plain_sinusoidal_gelu_mlp_encoder", T=5, d=3, E=8, heads=[2, 4], head_dim=0, W=12,
+         R=10, encoder="mlp", encoder_width=7, activation="gelu", positional="sinusoidal",
+         pre_ln=False, scale=0.0),
     dict(name="pre_ln_learned_relu_fixed_n", T=4, d=2, E=6, heads=[3, 1, 2], head_dim=4, W=9, R=7,
-         activation="relu", positional="learned", pre_ln=True, scale=0.8),
+         encoder="linear", encoder_width=0, activation="relu", positional="learned", pre_ln=True,
+         scale=0.8),
+    dict(name="learned_mlp_encoder_one_layer", T=6, d=2, E=6, heads=[2], head_dim=0, W=5, R=4,
+         encoder="mlp", encoder_width=0, activation="gelu", positional="learned", pre_ln=False,
+         scale=0.0),
 ]
 BATCH = 4
 STEPS = 5
@@ -45,7 +52,14 @@ def schedule(step):
 def layout(c):
     """(name, rows, cols, decay) in numeric::ParameterLayout's order."""
     E, out = c["E"], []
-    out += [("embed.weight", E, c["d"], True), ("embed.bias", E, 1, False)]
+    if c["encoder"] == "linear":
+        out += [("embed.weight", E, c["d"], True), ("embed.bias", E, 1, False)]
+    else:
+        w = encoder_width(c)
+        out.append(("embed.w1", w, c["d"], True))
+        if c["positional"] != "none":
+            out.append(("embed.w1_position", w, E, True))
+        out += [("embed.b1", w, 1, False), ("embed.w2", E, w, True), ("embed.b2", E, 1, False)]
     if c["positional"] == "learned":
         out.append(("embed.position", E, c["T"], False))
     out.append(("embed.readout_token", E, 1, False))
@@ -68,6 +82,11 @@ def layout(c):
     return out
 
 
+def encoder_width(c):
+    """numeric::ModelConfig::encoder_hidden: 0 means the FFN width."""
+    return c["encoder_width"] or c["W"]
+
+
 def sinusoid(E, T):
     pe = torch.zeros(E, T)
     for p in range(T):
@@ -81,11 +100,20 @@ def forward(c, P, x):
     act = (lambda u: F.gelu(u, approximate="tanh")) if c["activation"] == "gelu" else F.relu
     B, T, E = x.shape[0], c["T"], c["E"]
     ln = lambda u, g, b: F.layer_norm(u, (E,), P[g][:, 0], P[b][:, 0], eps=1e-5)
-    z = x @ P["embed.weight"].T + P["embed.bias"][:, 0]
-    if c["positional"] == "learned":
-        z = z + P["embed.position"].T
-    elif c["positional"] == "sinusoidal":
-        z = z + sinusoid(E, T).T
+    pos = {"learned": lambda: P["embed.position"], "sinusoidal": lambda: sinusoid(E, T),
+           "none": lambda: None}[c["positional"]]()  # (E, T)
+    if c["encoder"] == "linear":
+        z = x @ P["embed.weight"].T + P["embed.bias"][:, 0]
+        if pos is not None:
+            z = z + pos.T
+    else:
+        # The token-wise MLP on [x(t); p(t)]: the position is an input, not added after.
+        inp, w1 = x, P["embed.w1"]
+        if pos is not None:
+            inp = torch.cat([x, pos.T.expand(B, T, E)], dim=2)
+            w1 = torch.cat([w1, P["embed.w1_position"]], dim=1)
+        hidden = F.relu(inp @ w1.T + P["embed.b1"][:, 0])
+        z = hidden @ P["embed.w2"].T + P["embed.b2"][:, 0]
     z = torch.cat([z, P["embed.readout_token"][:, 0].expand(B, 1, E)], dim=1)  # (B, S, E)
     S = T + 1
     for l, h in enumerate(c["heads"]):
@@ -95,6 +123,8 @@ def forward(c, P, x):
         a1 = ln(z, p + "ln1.gain", p + "ln1.bias") if c["pre_ln"] else z
         split = lambda u: u.view(B, S, h, n).transpose(1, 2)  # (B, h, S, n)
         q, k, v = (split(a1 @ P[p + "attn." + w].T) for w in "qkv")
+        # Keys and values over the T input tokens only: the readout queries, is never a key.
+        k, v = k[:, :, :T, :], v[:, :, :T, :]
         att = torch.softmax(scale * q @ k.transpose(-1, -2), dim=-1)
         ctx = (att @ v).transpose(1, 2).reshape(B, S, h * n)
         z = z + ctx @ P[p + "attn.o"].T + P[p + "attn.o_bias"][:, 0]

@@ -77,15 +77,14 @@ struct Inspection {
   std::uint64_t seed = 0;
   std::vector<numeric::ProbeScore> initial;
   std::vector<numeric::ProbeScore> trained;
-  Eigen::MatrixXd attention;  ///< sequences x S; empty unless asked
+  Eigen::MatrixXd attention;  ///< sequences x T; empty unless asked
 };
 
-/// The readout's attention as CSV (a row per sequence, a column per position, the readout's own
-/// weight last) and a pgfplots heat map of its first 32 rows beside it (FILE.tex).
+/// The readout's attention as CSV (a row per sequence, a column per input position: the readout
+/// token is never a key) and a pgfplots heat map of its first 32 rows beside it (FILE.tex).
 void write_attention(const TrainArguments& a, const Eigen::MatrixXd& w) {
   std::string csv;
-  for (numeric::Index j = 0; j < w.cols(); ++j)
-    csv += (j == 0 ? "" : ",") + (j + 1 < w.cols() ? fmt::format("x{}", j + 1) : "readout");
+  for (numeric::Index j = 0; j < w.cols(); ++j) csv += fmt::format("{}x{}", j == 0 ? "" : ",", j + 1);
   csv += "\n";
   for (numeric::Index i = 0; i < w.rows(); ++i) {
     for (numeric::Index j = 0; j < w.cols(); ++j) csv += fmt::format("{}{:.6f}", j ? "," : "", w(i, j));
@@ -93,16 +92,13 @@ void write_attention(const TrainArguments& a, const Eigen::MatrixXd& w) {
   }
   emit(csv, a.attention_file);
   const numeric::Index rows = std::min<numeric::Index>(w.rows(), 32);
-  std::string ticks;  // the positions, then R for the readout token
-  for (numeric::Index j = 1; j < w.cols(); ++j) ticks += fmt::format("{},", j);
   std::string tex = fmt::format(
-      "% The readout's attention in layer {}, head {}: {} sequences (rows) by position (R: the "
-      "readout token itself).\n"
+      "% The readout's attention in layer {}, head {}: {} sequences (rows) by input position.\n"
       "\\begin{{tikzpicture}}\n\\begin{{axis}}[width=11cm, height=7cm, enlargelimits=false, "
       "colorbar, colormap/viridis, point meta min=0, point meta max=1, xlabel={{position}}, "
-      "ylabel={{sequence}}, xtick={{1,...,{}}}, xticklabels={{{}R}}, y dir=reverse]\n"
+      "ylabel={{sequence}}, xtick={{1,...,{}}}, y dir=reverse]\n"
       "\\addplot[matrix plot*, mesh/cols={}, point meta=explicit] table[meta=w] {{\nx y w\n",
-      a.attention_layer, a.attention_head, rows, w.cols(), ticks, w.cols());
+      a.attention_layer, a.attention_head, rows, w.cols(), w.cols());
   for (numeric::Index i = 0; i < rows; ++i) {
     for (numeric::Index j = 0; j < w.cols(); ++j) tex += fmt::format("{} {} {:.4f}\n", j + 1, i + 1, w(i, j));
   }

@@ -186,6 +186,9 @@ class Lowering {
     config.ffn_width = options_.ffn_width;
     config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
     config.activation = numeric::Activation::kRelu;
+    // The linear encoder, a special case of the class: x and the flags are written into the
+    // stream as they are, and the plans compute what they need after it.
+    config.encoder = numeric::Encoder::kLinear;
     // Learned positions: the constructor writes indicators and one-hot codes into the table.
     config.positional = core::encoding_for(plan_.architecture.encodes_positions());
     config.attention_scale = 1;  // beta is in the queries
@@ -1156,8 +1159,9 @@ class Lowering {
         if (column_at(layer, i, Class::kInputs)) largest = std::max(largest, std::abs(states.col(i).dot(c.u)));
       }
       const double delta = kClampBand * std::max(largest, 1e-12);
-      // Not gated: the flag is in [0, 1] at the readout too, where only its own exclusion
-      // reads it, and a gate's large offset would cost the clamp its precision in float32.
+      // Not gated: the flag is in [0, 1] at the readout too, where nothing reads it (the readout
+      // is never a candidate), and a gate's large offset would cost the clamp its precision in
+      // float32.
       units.push_back(Unit{c.u / delta, 1, c.into, 1});
       units.push_back(Unit{c.u / delta, 0, c.into, -1});
     }

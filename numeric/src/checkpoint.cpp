@@ -78,10 +78,11 @@ class Reader {
 std::string model_fingerprint(const ModelConfig& m) {
   std::string heads;
   for (const Index h : m.heads) heads += std::to_string(h) + ",";
-  return fmt::format("T={} d={} E={} heads={} n={} W={} R={} act={} pe={} preln={} scale={:a}",
-                     m.tokens, m.token_dim, m.embedding, heads, m.head_dim, m.ffn_width,
-                     m.readout_width, to_string(m.activation), to_string(m.positional),
-                     m.pre_layer_norm, m.attention_scale);
+  return fmt::format(
+      "T={} d={} E={} heads={} n={} W={} R={} enc={} enc_w={} act={} pe={} preln={} scale={:a}",
+      m.tokens, m.token_dim, m.embedding, heads, m.head_dim, m.ffn_width, m.readout_width,
+      to_string(m.encoder), m.encoder_hidden(), to_string(m.activation), to_string(m.positional),
+      m.pre_layer_norm, m.attention_scale);
 }
 
 namespace {

@@ -18,11 +18,22 @@ Activation parse_activation(std::string_view text) {
   throw InputError("unknown activation '" + std::string(text) + "' (expected gelu or relu)");
 }
 
+std::string_view to_string(Encoder e) {
+  return e == Encoder::kLinear ? "linear" : "mlp";
+}
+
+Encoder parse_encoder(std::string_view text) {
+  if (text == "linear") return Encoder::kLinear;
+  if (text == "mlp") return Encoder::kMlp;
+  throw InputError("unknown encoder '" + std::string(text) + "' (expected linear or mlp)");
+}
+
 void ModelConfig::validate() const {
   in_range(tokens, 1, limits::kTokens, "T");
   Architecture::validate();
   in_range(ffn_width, 1, limits::kWidth, "the FFN width");
   in_range(readout_width, 1, limits::kWidth, "the readout width");
+  in_range(encoder_width, 0, limits::kWidth, "the encoder width (0: the FFN width)");
   if (!(attention_scale >= 0 && std::isfinite(attention_scale))) {
     throw InputError("the attention scale must be finite and positive (0 for 1/sqrt(n))");
   }
@@ -36,8 +47,22 @@ double ModelConfig::scale_of(Index layer) const {
 ParameterLayout::ParameterLayout(const ModelConfig& config) {
   const Index e = config.embedding;
   ModelTensors& ix = index_;
-  ix.embed_weight = add("embed.weight", e, config.token_dim, ParameterGroup::kEncoder, true);
-  ix.embed_bias = add("embed.bias", e, 1, ParameterGroup::kEncoder, false);
+  const Index d = config.token_dim;
+  if (config.encoder == Encoder::kLinear) {
+    ix.embed_weight = add("embed.weight", e, d, ParameterGroup::kEncoder, true);
+    ix.embed_bias = add("embed.bias", e, 1, ParameterGroup::kEncoder, false);
+  } else {
+    const Index w = config.encoder_hidden();
+    ix.embed_w1 = add("embed.w1", w, d, ParameterGroup::kEncoder, true);
+    if (config.encodes_positions()) {
+      // The position vector's columns of W1 [x(t); p(t)], kept apart: p(t) is the same in
+      // every sequence, so U p is computed once a batch.
+      ix.embed_w1_position = add("embed.w1_position", w, e, ParameterGroup::kEncoder, true);
+    }
+    ix.embed_b1 = add("embed.b1", w, 1, ParameterGroup::kEncoder, false);
+    ix.embed_w2 = add("embed.w2", e, w, ParameterGroup::kEncoder, true);
+    ix.embed_b2 = add("embed.b2", e, 1, ParameterGroup::kEncoder, false);
+  }
   if (config.positional == PositionalEncoding::kLearned) {
     ix.embed_position = add("embed.position", e, config.tokens, ParameterGroup::kEncoder, false);
   }

@@ -66,10 +66,9 @@ std::vector<ProbeScore> probe_first_layer(const Transformer<double>& model, cons
     Eigen::MatrixXd largest(c.token_dim, sequences * t);
     Eigen::MatrixXd second(c.token_dim, sequences * t);
     for (Index b = 0; b < sequences; ++b) {
-      // S x S, column q: the weights of query position q over the key positions.
-      const ConstMatrixMap<double> p(weights + (b * heads + h) * s * s, s, s);
+      // T x S, column q: the weights of query position q over the keys, the input tokens.
+      const ConstMatrixMap<double> p(weights + (b * heads + h) * t * s, t, s);
       for (Index q = 0; q < t; ++q) {
-        // Over the input positions only: the readout token has no raw token to recover.
         Index first = -1;
         Index next = -1;
         for (Index k = 0; k < t; ++k) {
@@ -103,16 +102,16 @@ Eigen::MatrixXd readout_attention(const Transformer<double>& model, const Task& 
     throw InputError("attention: head " + std::to_string(head + 1) + " is not in 1.." +
                      std::to_string(heads) + " of layer " + std::to_string(layer + 1));
   }
-  const Index s = c.tokens + 1;
-  const Index queries = layer + 1 < c.layers() ? s : 1;
+  const Index t = c.tokens;
+  const Index queries = layer + 1 < c.layers() ? t + 1 : 1;
   const Eigen::MatrixXd x = draw_inputs(task, sequences, seed);
   Workspace<double> ws(c, sequences);
   Eigen::VectorXd predictions(sequences);
   ws.forward(model, x.data(), sequences, predictions.data());
-  Eigen::MatrixXd out(sequences, s);
+  Eigen::MatrixXd out(sequences, t);
   for (Index b = 0; b < sequences; ++b) {
-    const ConstMatrixMap<double> p(ws.attention_weights(layer) + (b * heads + head) * s * queries,
-                                   s, queries);
+    const ConstMatrixMap<double> p(ws.attention_weights(layer) + (b * heads + head) * t * queries,
+                                   t, queries);
     out.row(b) = p.col(queries - 1).transpose();  // the readout token queries last
   }
   return out;

@@ -131,15 +131,18 @@ void layer_norm_backward(CRef<Scalar> x, CRef<Scalar> stats, const Scalar* gain,
 
 // ---- multi-head softmax attention ----------------------------------------------------------
 //
-// For sequence b and head h: Q_bh = q(h*n.., b*Sq..) (n x Sq), K_bh, V_bh (n x S).
-// P_bh (S x Sq) = softmax over rows of scale K_bh^T Q_bh; context_bh (n x Sq) = V_bh P_bh.
+// For sequence b and head h: Q_bh = q(h*n.., b*Sq..) (n x Sq); K_bh, V_bh (n x Sk) are the
+// first Sk of the sequence's S columns of k and v: the keys are the T input tokens, and the
+// readout token (the last column) queries but is never a key (docs/theory.md, section 2).
+// P_bh (Sk x Sq) = softmax over rows of scale K_bh^T Q_bh; context_bh (n x Sq) = V_bh P_bh.
 // Sq is S for a full layer, 1 when only the readout token queries.
 
 struct AttentionShape {
   Index count = 0;  // sequences
   Index heads = 0;
   Index head_dim = 0;
-  Index positions = 0;  // S
+  Index positions = 0;  // S: columns of a sequence in k and v
+  Index keys = 0;       // Sk = T: the first Sk of them are keys and values
   Index queries = 0;    // Sq
   double scale = 1;
 };
@@ -209,19 +212,19 @@ void head_product(const A& a, const B& b, Dst&& dst) {
 
 #pragma GCC diagnostic pop
 
-/// scratch: at least S x n.
+/// scratch: at least Sk x n.
 template <class Scalar>
 void attention_forward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, CRef<Scalar> v,
                        Scalar* probs, Ref<Scalar> context, Scalar* scratch) {
   const Scalar scale(s.scale);
   // K^T, so that the scores are computed in packets of positions.
-  Eigen::Map<Mat<Scalar>> kt(scratch, s.positions, s.head_dim);
+  Eigen::Map<Mat<Scalar>> kt(scratch, s.keys, s.head_dim);
   for (Index b = 0; b < s.count; ++b) {
     for (Index h = 0; h < s.heads; ++h) {
-      Eigen::Map<Mat<Scalar>> p(probs + (b * s.heads + h) * s.positions * s.queries, s.positions,
+      Eigen::Map<Mat<Scalar>> p(probs + (b * s.heads + h) * s.keys * s.queries, s.keys,
                                 s.queries);
-      const auto kb = k.block(h * s.head_dim, b * s.positions, s.head_dim, s.positions);
-      const auto vb = v.block(h * s.head_dim, b * s.positions, s.head_dim, s.positions);
+      const auto kb = k.block(h * s.head_dim, b * s.positions, s.head_dim, s.keys);
+      const auto vb = v.block(h * s.head_dim, b * s.positions, s.head_dim, s.keys);
       const auto qb = q.block(h * s.head_dim, b * s.queries, s.head_dim, s.queries);
       kt = kb.transpose();
       head_product(kt, qb, p);
@@ -236,34 +239,39 @@ void attention_forward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, 
   }
 }
 
-/// dq (n x Sq blocks), dk, dv (n x S blocks) are assigned. scratch: at least S x (Sq + n).
+/// dq (n x Sq blocks), dk, dv (n x S blocks) are assigned, dk and dv zero past the Sk keys.
+/// scratch: at least Sk x (Sq + n).
 template <class Scalar>
 void attention_backward(const AttentionShape& s, CRef<Scalar> q, CRef<Scalar> k, CRef<Scalar> v,
                         const Scalar* probs, CRef<Scalar> dcontext, Ref<Scalar> dq, Ref<Scalar> dk,
                         Ref<Scalar> dv, Scalar* scratch) {
   const Scalar scale(s.scale);
-  Eigen::Map<Mat<Scalar>> dp(scratch, s.positions, s.queries);
+  Eigen::Map<Mat<Scalar>> dp(scratch, s.keys, s.queries);
   // V^T, as K^T in the forward pass.
-  Eigen::Map<Mat<Scalar>> vt(scratch + s.positions * s.queries, s.positions, s.head_dim);
+  Eigen::Map<Mat<Scalar>> vt(scratch + s.keys * s.queries, s.keys, s.head_dim);
+  const Index rest = s.positions - s.keys;
   for (Index b = 0; b < s.count; ++b) {
     for (Index h = 0; h < s.heads; ++h) {
-      const Eigen::Map<const Mat<Scalar>> p(probs + (b * s.heads + h) * s.positions * s.queries,
-                                            s.positions, s.queries);
+      const Eigen::Map<const Mat<Scalar>> p(probs + (b * s.heads + h) * s.keys * s.queries,
+                                            s.keys, s.queries);
       const Index row = h * s.head_dim;
-      const auto kb = k.block(row, b * s.positions, s.head_dim, s.positions);
-      const auto vb = v.block(row, b * s.positions, s.head_dim, s.positions);
+      const Index col = b * s.positions;
+      const auto kb = k.block(row, col, s.head_dim, s.keys);
+      const auto vb = v.block(row, col, s.head_dim, s.keys);
       const auto qb = q.block(row, b * s.queries, s.head_dim, s.queries);
       const auto dcb = dcontext.block(row, b * s.queries, s.head_dim, s.queries);
       vt = vb.transpose();
       head_product(vt, dcb, dp);
-      head_product(dcb, p.transpose(), dv.block(row, b * s.positions, s.head_dim, s.positions));
+      head_product(dcb, p.transpose(), dv.block(row, col, s.head_dim, s.keys));
       // Softmax backward, then the scale: d(score) = scale * P (dP - sum(P dP)).
       for (Index j = 0; j < s.queries; ++j) {
         const Scalar inner = p.col(j).dot(dp.col(j));
         dp.col(j) = (p.col(j).array() * (dp.col(j).array() - inner) * scale).matrix();
       }
       head_product(kb, dp, dq.block(row, b * s.queries, s.head_dim, s.queries));
-      head_product(qb, dp.transpose(), dk.block(row, b * s.positions, s.head_dim, s.positions));
+      head_product(qb, dp.transpose(), dk.block(row, col, s.head_dim, s.keys));
+      dk.block(row, col + s.keys, s.head_dim, rest).setZero();
+      dv.block(row, col + s.keys, s.head_dim, rest).setZero();
     }
   }
 }

@@ -34,6 +34,22 @@ void stack_projection_weights(const Transformer<Scalar>& model, const LayerTenso
   }
 }
 
+/// The position vectors p(1..T), E x T, or nullptr without positions.
+template <class Scalar>
+const Scalar* position_vectors(const Transformer<Scalar>& model) {
+  const ModelTensors& ix = model.layout().index();
+  switch (model.config().positional) {
+    case PositionalEncoding::kLearned:
+      return model.parameters().data() +
+             model.layout().tensors()[static_cast<std::size_t>(ix.embed_position)].offset;
+    case PositionalEncoding::kSinusoidal:
+      return model.sinusoid().data();
+    case PositionalEncoding::kNone:
+      break;
+  }
+  return nullptr;
+}
+
 template <class Scalar>
 Matrix<Scalar> sinusoidal_encoding(Index e, Index t) {
   // Vaswani et al.: even rows sin(p / 10000^(2i/E)), odd rows cos, positions p = 1..T.
@@ -150,6 +166,12 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
   const Index n_all = capacity * s;
   Index hn_max = 0;
   embedded_ = reserve(e, capacity * config_.tokens);
+  const Index w_enc = config_.encoder_hidden();
+  if (w_enc > 0) {
+    encoder_pre_ = reserve(w_enc, capacity * config_.tokens);
+    encoder_hidden_ = reserve(w_enc, capacity * config_.tokens);
+    encoder_position_ = reserve(w_enc, config_.tokens);
+  }
   for (Index l = 0; l < config_.layers(); ++l) {
     const Index hn = config_.heads[static_cast<std::size_t>(l)] * config_.head_dim_of(l);
     hn_max = std::max(hn_max, hn);
@@ -168,7 +190,7 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
       ls.query_in = reserve(e, capacity);
       ls.q = reserve(hn, capacity);
     }
-    ls.probs = reserve(s * sq, capacity * config_.heads[static_cast<std::size_t>(l)]);
+    ls.probs = reserve(config_.tokens * sq, capacity * config_.heads[static_cast<std::size_t>(l)]);
     ls.context = reserve(hn, nq);
     ls.mid = reserve(e, nq);
     ls.hidden_pre = reserve(config_.ffn_width, nq);
@@ -185,7 +207,7 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
   grad_a_ = reserve(e, n_all);
   grad_b_ = reserve(e, n_all);
   grad_c_ = reserve(e, n_all);
-  grad_hidden_ = reserve(std::max(config_.ffn_width, config_.readout_width), n_all);
+  grad_hidden_ = reserve(std::max({config_.ffn_width, config_.readout_width, w_enc}), n_all);
   stacked_weights_ = reserve(3 * hn_max, e);
   grad_stacked_weights_ = reserve(3 * hn_max, e);
   grad_projections_ = reserve(3 * hn_max, n_all);
@@ -193,6 +215,66 @@ Workspace<Scalar>::Workspace(const ModelConfig& config, Index capacity, bool all
   grad_ctx_ = reserve(hn_max, n_all);
   attention_scratch_ = reserve(s, s + hn_max);
   if (allocate) buffer_.assign(static_cast<std::size_t>(size_), Scalar(0));
+}
+
+template <class Scalar>
+void Workspace<Scalar>::encoder_forward(const Transformer<Scalar>& model,
+                                        ConstMatrixMap<Scalar> x, Index count,
+                                        MatrixMap<Scalar> emb) {
+  const ModelConfig& c = config_;
+  const Index t = c.tokens;
+  const ModelTensors& ix = model.layout().index();
+  auto p = [&](int i) {
+    const TensorInfo& info = model.layout().tensors()[static_cast<std::size_t>(i)];
+    return ConstMatrixMap<Scalar>(model.parameters().data() + info.offset, info.rows, info.cols);
+  };
+  MatrixMap<Scalar> pre = map(encoder_pre_, count * t);  // W_enc x count*T
+  MatrixMap<Scalar> hid = map(encoder_hidden_, count * t);
+  layers::linear_forward<Scalar>(p(ix.embed_w1), p(ix.embed_b1).data(), x, pre);
+  if (const Scalar* pv = position_vectors(model)) {
+    // W1 [x(t); p(t)] = W1_x x(t) + U p(t): U p, W_enc x T, once for all sequences.
+    MatrixMap<Scalar> up = map(encoder_position_, t);
+    up.noalias() = p(ix.embed_w1_position) * ConstMatrixMap<Scalar>(pv, c.embedding, t);
+    for (Index b = 0; b < count; ++b) pre.middleCols(b * t, t) += up;
+  }
+  layers::activation_forward<Scalar>(Activation::kRelu, pre, hid);
+  layers::linear_forward<Scalar>(p(ix.embed_w2), p(ix.embed_b2).data(), hid, emb);
+}
+
+template <class Scalar>
+void Workspace<Scalar>::encoder_backward(const Transformer<Scalar>& model,
+                                         ConstMatrixMap<Scalar> demb, Scalar* gradient) {
+  const ModelConfig& c = config_;
+  const Index t = c.tokens;
+  const Index count = count_;
+  const Index w = c.encoder_hidden();
+  const ModelTensors& ix = model.layout().index();
+  auto info = [&](int i) -> const TensorInfo& {
+    return model.layout().tensors()[static_cast<std::size_t>(i)];
+  };
+  auto p = [&](int i) {
+    return ConstMatrixMap<Scalar>(model.parameters().data() + info(i).offset, info(i).rows,
+                                  info(i).cols);
+  };
+  auto g = [&](int i) { return model.tensor_in(gradient, info(i)); };
+  auto graw = [&](int i) { return gradient + info(i).offset; };
+  const MatrixMap<Scalar> pre = map(encoder_pre_, count * t);
+  layers::linear_backward_params<Scalar>(map(encoder_hidden_, count * t), demb, g(ix.embed_w2),
+                                         graw(ix.embed_b2));
+  MatrixMap<Scalar> dhid(buffer_.data() + grad_hidden_.offset, w, count * t);  // W_enc x count*T
+  dhid.noalias() = p(ix.embed_w2).transpose() * demb;
+  layers::activation_backward<Scalar>(Activation::kRelu, pre, dhid);
+  const ConstMatrixMap<Scalar> x(inputs_, c.token_dim, count * t);
+  layers::linear_backward_params<Scalar>(x, dhid, g(ix.embed_w1), graw(ix.embed_b1));
+  if (const Scalar* pv = position_vectors(model)) {
+    MatrixMap<Scalar> dup = map(encoder_position_, t);  // d(U p), summed over the sequences
+    dup = dhid.leftCols(t);
+    for (Index b = 1; b < count; ++b) dup += dhid.middleCols(b * t, t);
+    const ConstMatrixMap<Scalar> pos(pv, c.embedding, t);
+    g(ix.embed_w1_position).noalias() += dup * pos.transpose();
+    if (c.positional == PositionalEncoding::kLearned)
+      g(ix.embed_position).noalias() += p(ix.embed_w1_position).transpose() * dup;
+  }
 }
 
 template <class Scalar>
@@ -218,18 +300,21 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
   };
   auto raw = [&](int i) { return p(i).data(); };
 
-  // Encoder: z[:, b*S + i] = W_e x_i + b_e (+ position i), z[:, b*S + T] = readout token.
+  // Encoder: z[:, b*S + i] = enc(x_i, i), z[:, b*S + T] = the readout token.
   const ConstMatrixMap<Scalar> x(inputs, c.token_dim, count * t);
   MatrixMap<Scalar> emb = map(embedded_, count * t);
-  layers::linear_forward<Scalar>(p(ix.embed_weight), raw(ix.embed_bias), x, emb);
+  if (c.encoder == Encoder::kMlp) {
+    encoder_forward(model, x, count, emb);
+  } else {
+    layers::linear_forward<Scalar>(p(ix.embed_weight), raw(ix.embed_bias), x, emb);
+  }
   MatrixMap<Scalar> z0 = map(layers_[0].input, n_all);
   const ConstMatrixMap<Scalar> token = p(ix.embed_readout_token);
+  // The linear encoder adds the position after its map; the MLP took it as an input.
+  const Scalar* added = c.encoder == Encoder::kLinear ? position_vectors(model) : nullptr;
   for (Index b = 0; b < count; ++b) {
     z0.block(0, b * s, e, t) = emb.block(0, b * t, e, t);
-    if (c.positional == PositionalEncoding::kLearned)
-      z0.block(0, b * s, e, t) += p(ix.embed_position);
-    if (c.positional == PositionalEncoding::kSinusoidal)
-      z0.block(0, b * s, e, t) += model.sinusoid();
+    if (added != nullptr) z0.block(0, b * s, e, t) += ConstMatrixMap<Scalar>(added, e, t);
     z0.col(b * s + t) = token;
   }
 
@@ -271,8 +356,8 @@ void Workspace<Scalar>::forward(const Transformer<Scalar>& model, const Scalar* 
     const Strided<Scalar> q =
         full(l) ? Strided<Scalar>(proj.data() + 2 * hn, hn, nq, Eigen::OuterStride<>(stacked))
                 : Strided<Scalar>(map(ls.q, count).data(), hn, count, Eigen::OuterStride<>(hn));
-    const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
-                                       s,     full(l) ? s : 1, c.scale_of(l)};
+    const layers::AttentionShape shape{count, heads, c.head_dim_of(l), s,
+                                       t,     full(l) ? s : 1, c.scale_of(l)};
     MatrixMap<Scalar> ctx = map(ls.context, nq);
     layers::attention_forward<Scalar>(shape, q, proj.topRows(hn), proj.middleRows(hn, hn),
                                       buffer_.data() + ls.probs.offset, ctx,
@@ -410,8 +495,8 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
         full(l) ? Strided<Scalar>(dproj.data() + 2 * hn, hn, nq, Eigen::OuterStride<>(stacked))
                 : Strided<Scalar>(buffer_.data() + grad_q_.offset, hn, count,
                                   Eigen::OuterStride<>(hn));
-    const layers::AttentionShape shape{count, heads,           c.head_dim_of(l),
-                                       s,     full(l) ? s : 1, c.scale_of(l)};
+    const layers::AttentionShape shape{count, heads, c.head_dim_of(l), s,
+                                       t,     full(l) ? s : 1, c.scale_of(l)};
     layers::attention_backward<Scalar>(shape, q, proj.topRows(hn), proj.middleRows(hn, hn),
                                        buffer_.data() + ls.probs.offset, dctx, dq,
                                        dproj.topRows(hn), dproj.middleRows(hn, hn),
@@ -459,6 +544,10 @@ void Workspace<Scalar>::backward(const Transformer<Scalar>& model, const Scalar*
   for (Index b = 0; b < count; ++b) {
     demb.block(0, b * t, e, t) = dz.block(0, b * s, e, t);
     dtoken.col(0) += dz.col(b * s + t);
+  }
+  if (c.encoder == Encoder::kMlp) {
+    encoder_backward(model, ConstMatrixMap<Scalar>(demb.data(), e, count * t), gradient);
+    return;
   }
   if (c.positional == PositionalEncoding::kLearned) {
     MatrixMap<Scalar> dpos = g(ix.embed_position);

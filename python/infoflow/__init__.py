@@ -276,11 +276,11 @@ def train(task=None, *, formula=None, target=None, **options):
     set (``{"D": 3}``) for a formula's integers. Options: the run settings, with the command's
     defaults and names (``--head-dim`` is ``head_dim``; see :func:`run_settings`):
     task: T, d, D, k, T0, norm, task_seed; model: heads (``[2, 2]``), E, head_dim, ffn_width,
-    readout_width, activation, pe, pre_ln, scale; training: steps, batch, lr, beta1, beta2,
-    weight_decay, warmup, min_lr_ratio, clip, eval_every, val_size, seed, threads, chunks,
-    precision, until_plateau, plateau_tolerance, checkpoint, checkpoint_every. The names
-    ``train --json`` used before (positional, learning_rate, validation_size, attention_scale,
-    pre_layer_norm) are read too.
+    readout_width, encoder, encoder_width, activation, pe, pre_ln, scale; training: steps, batch,
+    lr, beta1, beta2, weight_decay, warmup, min_lr_ratio, clip, eval_every, val_size, seed,
+    threads, chunks, precision, until_plateau, plateau_tolerance, checkpoint, checkpoint_every.
+    The names ``train --json`` used before (positional, learning_rate, validation_size,
+    attention_scale, pre_layer_norm) are read too.
 
     Returns the dict of ``train --json`` (task, model, training, parameters, result, timing),
     with ``curve`` a dict of numpy arrays: step, learning_rate, train_nmse, validation_nmse.

@@ -1,6 +1,7 @@
 // Run keys across the change of vocabulary (numeric/run_settings.hpp): the shipped results are
-// still found by the specs that made them (a sweep resumes from them), and a spec written with
-// the old names of `train --format json` makes the same runs as one written with the keys' names.
+// of the current code version and found by the specs that made them (a sweep resumes from
+// them), and a spec written with the old names of `train --format json` makes the same runs as
+// one written with the keys' names.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 
 BOOST_AUTO_TEST_SUITE(run_keys)
 
-BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_spec) {
+BOOST_AUTO_TEST_CASE(every_shipped_record_is_of_this_code_version_and_found_by_its_spec) {
   if (!nm::default_numeric_build()) {
     BOOST_TEST_MESSAGE("skipped: this build's runs are keyed apart (-march or build type)");
     return;
@@ -32,6 +33,7 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
   const fs::path dir = INFOFLOW_EXPERIMENTS_DIR;
   long checked = 0;
   for (const fs::directory_entry& profile_dir : fs::directory_iterator(dir / "results")) {
+    if (!profile_dir.is_directory()) continue;  // its README
     // A folder is named as its profile, or GROUP-PROFILE: engine-quick holds the engine
     // experiments' quick profile, mstar-quick that of the specs in experiments/mstar/.
     const std::string folder = profile_dir.path().filename().string();
@@ -55,7 +57,10 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
       std::string line;
       while (std::getline(in, line)) {
         const nlohmann::json j = nlohmann::json::parse(line);
-        if (j.value("code_version", "") != nm::kCodeVersion) continue;  // an earlier core's run
+        // An earlier core's records move to experiments/archive/ when the version is bumped.
+        BOOST_TEST(j.value("code_version", "") == nm::kCodeVersion,
+                   file.path().string() << ": a record of " << j.value("code_version", "")
+                                        << " (archive it)");
         BOOST_TEST(keys.count(j.at("key").get<std::string>()) == 1u,
                    file.path().string()
                        << ": key " << j.at("key") << " is no run of profile " << profile);
@@ -63,8 +68,8 @@ BOOST_AUTO_TEST_CASE(every_shipped_record_of_this_code_version_is_found_by_its_s
       }
     }
   }
+  // None until the profiles are re-run under a new code version (experiments/archive/README.md).
   BOOST_TEST_MESSAGE(checked << " shipped records checked");
-  BOOST_TEST(checked > 100);
 }
 
 BOOST_AUTO_TEST_CASE(a_spec_with_the_old_names_makes_the_same_runs) {

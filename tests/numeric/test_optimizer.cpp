@@ -43,6 +43,7 @@ BOOST_AUTO_TEST_CASE(first_adamw_step_moves_each_weight_by_the_learning_rate) {
   c.heads = {1};
   c.ffn_width = 1;
   c.readout_width = 1;
+  c.encoder = nm::Encoder::kLinear;
   const nm::ParameterLayout layout(c);
   nm::AdamW<double> adam(layout, {0.1, 0.9, 0.999, 1e-8, 0.01});
   std::vector<double> p(static_cast<std::size_t>(layout.size()), 1.0);
@@ -73,6 +74,7 @@ BOOST_AUTO_TEST_CASE(parameter_count_splits_as_the_theory_counts) {
   c.heads = {2, 4};
   c.ffn_width = 12;
   c.readout_width = 10;
+  c.encoder = nm::Encoder::kLinear;
   const nm::ParameterCount n = nm::ParameterLayout(c).count();
   BOOST_TEST(n.encoder == 8 * 3 + 8 + 8);            // W_e, b_e, readout token
   BOOST_TEST(n.attention == 2 * (3 * 64 + 64 + 8));  // q, k, v, o, o_bias per layer
@@ -85,6 +87,30 @@ BOOST_AUTO_TEST_CASE(parameter_count_splits_as_the_theory_counts) {
   const nm::ParameterCount m = nm::ParameterLayout(c).count();
   BOOST_TEST(m.encoder == n.encoder + 8 * 5);
   BOOST_TEST(m.norm == 2 * 4 * 8 + 2 * 8);  // ln1, ln2 per layer, the final one
+}
+
+BOOST_AUTO_TEST_CASE(the_mlp_encoder_counts_in_m) {
+  nm::ModelConfig c;
+  c.tokens = 5;
+  c.token_dim = 3;
+  c.embedding = 8;
+  c.heads = {2, 4};
+  c.ffn_width = 12;
+  c.readout_width = 10;
+  BOOST_TEST_REQUIRE((c.encoder == nm::Encoder::kMlp));  // the papers' class is the default
+  // Hidden width 12 (the FFN's): W1 12 x 3, b1, W2 8 x 12, b2, and the readout token.
+  const nm::ParameterCount n = nm::ParameterLayout(c).count();
+  BOOST_TEST(n.encoder == 12 * 3 + 12 + 8 * 12 + 8 + 8);
+  BOOST_TEST(n.theory() == n.encoder + 424 + 101);
+  // Its own width, and a learned position p(t) (8 x 5) fed through U (5 x 8).
+  c.encoder_width = 5;
+  c.positional = nm::PositionalEncoding::kLearned;
+  const nm::ParameterCount m = nm::ParameterLayout(c).count();
+  BOOST_TEST(m.encoder == 5 * 3 + 5 * 8 + 5 + 8 * 5 + 8 + 8 * 5 + 8);
+  BOOST_TEST(m.theory() == m.encoder + 424 + 101);
+  // Sinusoidal positions are fixed: U alone is trained.
+  c.positional = nm::PositionalEncoding::kSinusoidal;
+  BOOST_TEST(nm::ParameterLayout(c).count().encoder == m.encoder - 8 * 5);
 }
 
 BOOST_AUTO_TEST_CASE(random_streams_are_fixed_and_normal_deviates_standard) {

@@ -95,7 +95,7 @@ class Engine(unittest.TestCase):
 
 class Experiments(unittest.TestCase):
     def test_verify_json_is_the_commands(self):
-        results = os.path.join(SOURCE, "experiments", "results", "engine-quick")
+        results = os.path.join(SOURCE, "experiments", "archive", "numeric-3", "engine-quick")
         command = json.loads(cli("verify", "head_capacity", "engine_mean", "--profile", "quick",
                                  "--results", results, "--format", "json"))
         data = infoflow.verify(["head_capacity", "engine_mean"], profile="quick",

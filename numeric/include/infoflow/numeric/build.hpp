@@ -15,7 +15,9 @@ namespace infoflow::numeric {
 /// 2: the GELU backward uses the forward's vectorised tanh (results of 1 differ in low bits).
 /// 3: the faster step (attention per head in registers, K/V/Q in one product, biases where the
 ///    products accumulate, a chunk a few sequences at a time): sums in another order.
-inline constexpr const char* kCodeVersion = "infoflow-numeric-3";
+/// 4: the papers' class (docs/theory.md, section 2): the readout token is never a key, and the
+///    encoder may be a token-wise MLP fed the position (the default).
+inline constexpr const char* kCodeVersion = "infoflow-numeric-4";
 
 std::string instruction_set();
 std::string build_type();

@@ -19,6 +19,9 @@ using Index = std::ptrdiff_t;
 static_assert(std::is_same_v<Index, long>, "the shape (core::Architecture) counts in long");
 
 enum class Activation { kGelu, kRelu };
+/// How a token enters the stream (docs/theory.md, section 2): a linear map, a sub-class, or the
+/// papers' token-wise network P_phi(x(t), t), a ReLU MLP that receives the position as an input.
+enum class Encoder { kLinear, kMlp };
 using core::parse_positional_encoding;
 using core::PositionalEncoding;
 using core::to_string;
@@ -26,6 +29,9 @@ using core::to_string;
 std::string_view to_string(Activation a);
 /// Parse "gelu"/"relu"; throw InputError otherwise.
 Activation parse_activation(std::string_view text);
+std::string_view to_string(Encoder e);
+/// Parse "linear"/"mlp"; throw InputError otherwise.
+Encoder parse_encoder(std::string_view text);
 
 /// A Transformer of the engine's shape (heads per layer, E, d, n, positional encoding) with T
 /// input tokens and a trainable readout token at position T+1.
@@ -35,6 +41,12 @@ struct ModelConfig : core::Architecture {
   Index tokens = 8;          ///< T
   Index ffn_width = 64;      ///< W, the token-wise FFN's hidden width
   Index readout_width = 64;  ///< hidden width of the readout MLP
+  /// The papers' class by default. kMlp: z(t) = W2 relu(W1 x(t) + U p(t) + b1) + b2, where p(t)
+  /// is the position vector (learned or sinusoidal, E wide; none without positions), so that
+  /// the encoder can form products of position and content such as e_t (kron) x(t).
+  /// kLinear: z(t) = W x(t) + b + p(t), the position added after the map.
+  Encoder encoder = Encoder::kMlp;
+  Index encoder_width = 0;  ///< the MLP encoder's hidden width; 0: the FFN width W
   Activation activation = Activation::kGelu;
   bool pre_layer_norm = false;
   double attention_scale = 0;  ///< 0 means 1/sqrt(n)
@@ -43,6 +55,11 @@ struct ModelConfig : core::Architecture {
   /// (Architecture::validate, which this hides), then the widths and the scale.
   void validate() const;
   [[nodiscard]] Index sequence() const { return tokens + 1; }  ///< S = T + 1
+  /// The MLP encoder's hidden width (0 for the linear encoder).
+  [[nodiscard]] Index encoder_hidden() const {
+    if (encoder == Encoder::kLinear) return 0;
+    return encoder_width > 0 ? encoder_width : ffn_width;
+  }
   [[nodiscard]] double scale_of(Index layer) const;
 };
 
@@ -82,6 +99,9 @@ struct LayerTensors {
 };
 struct ModelTensors {
   int embed_weight = -1, embed_bias = -1, embed_position = -1, embed_readout_token = -1;
+  /// The MLP encoder's layers (embed_weight and embed_bias are the linear encoder's); U, its
+  /// first layer's weight on the position vector, is -1 without positions.
+  int embed_w1 = -1, embed_b1 = -1, embed_w1_position = -1, embed_w2 = -1, embed_b2 = -1;
   int final_ln_gain = -1, final_ln_bias = -1;
   int readout_w1 = -1, readout_b1 = -1, readout_w2 = -1, readout_b2 = -1;
   std::vector<LayerTensors> layers;

@@ -13,7 +13,7 @@
 ///   network's error with the initial one's (a ratio well below 1 for the largest, near 1 for
 ///   the second).
 /// - **attention**: the readout token's attention weights in a layer, one row per sequence, one
-///   column per position (the readout's own weight last).
+///   column per input position (the readout token is never a key).
 ///
 /// Both run the model in float64 on sequences drawn from the task with an explicit seed.
 
@@ -39,7 +39,7 @@ struct ProbeScore {
 std::vector<ProbeScore> probe_first_layer(const Transformer<double>& model, const Task& task,
                                           Index sequences, std::uint64_t seed);
 
-/// sequences x S: the readout token's weights over the positions in `layer`, head `head`.
+/// sequences x T: the readout token's weights over the input positions in `layer`, head `head`.
 Eigen::MatrixXd readout_attention(const Transformer<double>& model, const Task& task,
                                   Index sequences, std::uint64_t seed, Index layer, Index head);
 

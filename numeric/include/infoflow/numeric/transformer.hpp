@@ -6,10 +6,12 @@
 ///
 /// Layout: a batch of `count` sequences is a column-major matrix with one column per position,
 /// sequence after sequence; S = T + 1 positions per sequence, the readout token last. The
-/// parameters, their gradients and the activations each live in one flat buffer.
+/// readout token queries in every layer and is never a key: keys and values range over the T
+/// input tokens (docs/theory.md, section 2). The parameters, their gradients and the
+/// activations each live in one flat buffer.
 ///
-/// The last layer computes only what reaches the readout: its keys and values at every
-/// position, its queries, attention output and FFN at the readout token alone. The result is
+/// The last layer computes only what reaches the readout: its keys and values at every input
+/// token, its queries, attention output and FFN at the readout token alone. The result is
 /// exactly that of the full model (the other positions of the last layer are never read).
 
 #include <cstdint>
@@ -86,8 +88,9 @@ class Workspace {
   void backward(const Transformer<Scalar>& model, const Scalar* output_gradient, Scalar* gradient);
 
   /// After forward() of `count` sequences, for inspection (numeric/inspect.hpp): the state
-  /// entering `layer`, E x (count*S), and the attention weights of `layer`, S x Sq per
-  /// (sequence, head), sequence-major (Sq = S for a full layer, 1 for the last).
+  /// entering `layer`, E x (count*S), and the attention weights of `layer`, T x Sq per
+  /// (sequence, head), sequence-major: one row per key (the input tokens), one column per
+  /// query (Sq = S for a full layer, 1 for the last).
   [[nodiscard]] ConstMatrixMap<Scalar> state_entering(Index layer, Index count) const;
   /// After forward(): the readout token's state entering the readout MLP, E x count.
   [[nodiscard]] ConstMatrixMap<Scalar> readout_state(Index count) const;
@@ -118,6 +121,13 @@ class Workspace {
   };
 
   MatrixMap<Scalar> map(const Slot& slot, Index cols);
+  /// The MLP encoder: emb (E x count*T) = W2 relu(W1 x + U p(t) + b1) + b2 of x (d x count*T).
+  void encoder_forward(const Transformer<Scalar>& model, ConstMatrixMap<Scalar> x, Index count,
+                       MatrixMap<Scalar> emb);
+  /// After encoder_forward: adds to `gradient` that of its parameters (and of the learned
+  /// positions) for the output gradient demb (E x count*T).
+  void encoder_backward(const Transformer<Scalar>& model, ConstMatrixMap<Scalar> demb,
+                        Scalar* gradient);
   Slot reserve(Index rows, Index cols);
   [[nodiscard]] bool full(Index layer) const { return layer + 1 < config_.layers(); }
 
@@ -126,6 +136,8 @@ class Workspace {
   Index count_ = 0;
   const Scalar* inputs_ = nullptr;
   std::vector<LayerSlots> layers_;
+  Slot encoder_pre_, encoder_hidden_;  ///< the MLP encoder's, W_enc x (count*T)
+  Slot encoder_position_;              ///< U p(t), then its gradient summed over sequences: W_enc x T
   Slot embedded_, readout_in_, readout_normed_, readout_stats_, readout_pre_, readout_hidden_;
   Slot stacked_weights_, grad_stacked_weights_;  ///< W_k, W_v, W_q stacked as the projections
   Slot grad_a_, grad_b_, grad_c_, grad_hidden_, grad_projections_, grad_q_, grad_ctx_;
