@@ -63,18 +63,21 @@ void Network::set_head(long layer, long head, const Role& inputs, const Role& re
                        const std::string& step) {
   const numeric::ModelConfig& c = model_.config();
   const long n = c.head_dim_of(layer);
+  // The readout token is never a key, so a role whose candidates have no score of their own
+  // needs no key dimension beyond its query-key pairs.
+  const auto scored = [](const Role& role) { return role.score.cwiseAbs().maxCoeff() > 0; };
   long keys = 0;
   long values = 0;
   for (const Role* role : {&inputs, &readout}) {
     if (!role->used) continue;
-    keys += 1 + static_cast<long>(role->key.size());
+    keys += (scored(*role) ? 1 : 0) + static_cast<long>(role->key.size());
     values += static_cast<long>(role->values.size());
   }
   if (keys > n || values > n) {
     throw Failure("width",
                   fmt::format("{}: head {} of layer {} needs {} key and {} value dimensions (one "
-                              "key dimension a role for the candidate's own score and the "
-                              "readout's exclusion), n = {}",
+                              "key dimension a role for the candidate's own score, where it has "
+                              "one), n = {}",
                               step, head + 1, layer + 1, keys, values, n),
                   std::max(keys, values));
   }
@@ -88,11 +91,12 @@ void Network::set_head(long layer, long head, const Role& inputs, const Role& re
   for (const Class at : {Class::kInputs, Class::kReadout}) {
     const Role& role = at == Class::kInputs ? inputs : readout;
     if (!role.used) continue;
-    // beta score(candidate) - penalty [candidate is the readout], at this class's tokens only.
-    q(row, flag(at)) = beta_;
-    k.row(row) = role.score.transpose();
-    k(row, kReadoutFlag) -= kPenalty;
-    ++row;
+    if (scored(role)) {
+      // beta score(candidate), at this class's tokens only.
+      q(row, flag(at)) = beta_;
+      k.row(row) = role.score.transpose();
+      ++row;
+    }
     for (std::size_t j = 0; j < role.key.size(); ++j, ++row) {
       q.row(row) = beta_ * role.query[j].transpose();
       k.row(row) = role.key[j].transpose();

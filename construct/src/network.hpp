@@ -32,7 +32,8 @@ using Form = Eigen::VectorXd;
 
 /// What one head does at one token class: argmax over the input tokens of
 /// score(candidate) + sum_j query_j(holder) key_j(candidate), and the candidate's `values`
-/// written to `into`. The readout token is kept out through the score's dimension.
+/// written to `into`. The readout token is never among the candidates: keys range over the
+/// input tokens (docs/theory.md, section 2).
 struct Role {
   bool used = false;
   bool only_means = false;  ///< holds uniform means only: further means share it (R6)
@@ -49,7 +50,7 @@ class Network {
   static constexpr long kInputFlag = 0;
   static constexpr long kReadoutFlag = 1;
   static constexpr long kToken = 2;
-  /// What keeps a token out of a softmax (the readout token, masked candidates), in the score's
+  /// What keeps a token out of a softmax (masked candidates), in the score's
   /// units: beta times it is far below any score (exp(-1e6) is 0 in double), whatever beta.
   static constexpr double kPenalty = 1e3;
 

@@ -154,42 +154,48 @@ BOOST_AUTO_TEST_CASE(a_plan_forced_onto_one_head_fewer_names_the_step_without_ro
 }
 
 BOOST_AUTO_TEST_CASE(a_head_too_narrow_for_a_query_key_product_is_found) {
-  // x_s' x_t in one head needs d = 4 key dimensions and one for the candidate's own score.
-  const Built b = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 4, quick());
+  // x_s' x_t in one head needs d = 4 key dimensions, and no more: the candidate has no score of
+  // its own, and the readout token is never a key (it once took a fifth to keep it out).
+  const Built b = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 3, quick());
   BOOST_TEST(!b.construction.built);
-  BOOST_TEST(b.construction.failure.find("5 key") != std::string::npos, b.construction.failure);
+  BOOST_TEST(b.construction.failure.find("4 key") != std::string::npos, b.construction.failure);
   BOOST_TEST(b.construction.failed_in == "width");  // the heads suffice: n is short
-  BOOST_TEST(b.construction.head_dim_needed == 5);
-  const Built wide = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 5, quick());
+  BOOST_TEST(b.construction.head_dim_needed == 4);
+  const Built wide = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 4, quick());
   BOOST_TEST(wide.construction.built, wide.construction.failure);
   BOOST_TEST(wide.construction.nmse <= 1e-3);
 }
 
 BOOST_AUTO_TEST_CASE(a_product_of_two_linear_forms_takes_one_key_dimension) {
-  // dot(a, x_s) dot(b, x_t) is x_s' (a b') x_t, of rank 1: the query a . x_s against the key
-  // b . x_t, beside the candidate's own score, fits a head of n = 2; x_s' x_t (rank 4) does not.
+  // dot(a, x_s) dot(b, x_t) is x_s' (a b') x_t, of rank 1: the query b . x_t against the key
+  // a . x_s fits a head of n = 1 (so does (dot(a, x_s) + 1) dot(b, x_t): its other term is the
+  // holder's alone). A score of the candidate's own, dot(c, x_s), takes a second key dimension.
   for (const std::string formula : {"max(s, t) (dot(a, x[s]) * dot(b, x[t]))",
                                     "max(s, t) ((dot(a, x[s]) + 1) * dot(b, x[t]))"}) {
     BOOST_TEST_CONTEXT(formula) {
-      const Built b = build(formula, {1, 1}, 8, {}, 16, 2, quick());
-      BOOST_TEST_REQUIRE(b.construction.built, b.construction.failure);
-      BOOST_TEST(b.construction.nmse <= 1e-3);
+      const Built one = build(formula, {1, 1}, 8, {}, 16, 1, quick());
+      BOOST_TEST_REQUIRE(one.construction.built, one.construction.failure);
+      BOOST_TEST(one.construction.nmse <= 1e-3);
     }
   }
-  const Built narrow = build("max(s, t) (dot(a, x[s]) * dot(b, x[t]))", {1, 1}, 8, {}, 16, 1, quick());
+  const std::string scored = "max(s, t) (dot(a, x[s]) * dot(b, x[t]) + dot(c, x[s]))";
+  const Built narrow = build(scored, {1, 1}, 8, {}, 16, 1, quick());
   BOOST_TEST(!narrow.construction.built);
   BOOST_TEST(narrow.construction.failure.find("2 key") != std::string::npos, narrow.construction.failure);
+  const Built two = build(scored, {1, 1}, 8, {}, 16, 2, quick());
+  BOOST_TEST_REQUIRE(two.construction.built, two.construction.failure);
+  BOOST_TEST(two.construction.nmse <= 1e-3);
 }
 
 BOOST_AUTO_TEST_CASE(two_means_share_one_uniform_head) {
   // Both means of the readout's layer go into the one head of layer 2 (R6: n values a head);
-  // n = 5 for layer 1's query-key product and its own score. The readout's FFN interpolates the
+  // n = 4 for layer 1's query-key product. The readout's FFN interpolates the
   // product of two 4-vectors: at the default width 256 this target stops at 3.3e-3, at 1024 it
   // reaches 1.0e-5 (docs/results.md, "Constructions").
   cn::ConstructOptions wide = quick();
   wide.ffn_width = 1024;
   const Built b = build("sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))", {1, 1}, 8,
-                        {}, 16, 5, wide);
+                        {}, 16, 4, wide);
   BOOST_TEST_REQUIRE(b.construction.built, b.construction.failure);
   BOOST_TEST(b.construction.nmse <= 1e-3);
 }
@@ -209,17 +215,17 @@ BOOST_AUTO_TEST_CASE(a_mean_of_more_values_than_a_head_holds_is_spread_over_its_
 }
 
 /// Every row of tests/data/engine_targets.toml that is efficient on its architecture (E = 16,
-/// d = 4, n = 4, T = 8): built, it reaches NMSE <= 1e-3; not built, it says why and whose rule
-/// is missing. Where only a head's width is short ("width"), the same heads are built at the
-/// head dimension the failure names. The counts may only grow (docs/constructions.md lists
-/// the others).
+/// d = 4, n = 4, T = 8): built, it reaches NMSE <= 1e-3 (a few 1e-2, below); not built, it says
+/// why and whose rule is missing. Where only a head's width is short ("width"), the same heads
+/// are built at the head dimension the failure names. The counts may only grow
+/// (docs/constructions.md lists the others).
 BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
   const toml::table table = toml::parse_file(INFOFLOW_TEST_DATA_DIR "/engine_targets.toml");
   long efficient = 0;
   long built = 0;
   long built_wider = 0;
-  long wider_above = 0;
-  long wider_not_measured = 0;
+  long above = 0;
+  long not_measured = 0;
   for (const toml::node& node : *table["case"].as_array()) {
     const toml::table& row = *node.as_table();
     if (row["verdict"].value_or(std::string()) != "efficient") continue;
@@ -232,6 +238,14 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
     BOOST_TEST_CONTEXT(formula << " on (" << row["on"].value_or(std::string()) << ")") {
       const std::vector<long> heads = heads_of(row["on"].value_or(std::string()));
       const bool positional = row["pe"].value_or(false);
+      if (nested_indices(tg::Formula::parse(formula).root()) > 5) {
+        // Its exact values take 8^k evaluations a sequence (8^7 = 2 million for the chain of
+        // seven tokens), for the calibration as for the measurement: minutes, so the command
+        // builds it (docs/constructions.md), not this test.
+        ++efficient;
+        ++not_measured;
+        continue;
+      }
       Built b;
       try {
         b = build(formula, heads, 8, set, 16, 4, quick(), positional);
@@ -241,27 +255,18 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
       ++efficient;
       if (b.construction.built) ++built;
       long head_dim = 4;
-      if (!b.construction.built && b.construction.failed_in == "width" &&
-          nested_indices(tg::Formula::parse(formula).root()) > 5) {
-        // Measuring it takes 8^k exact evaluations a sequence (8^7 = 2 million for the chain of
-        // seven tokens): minutes, so the command builds it (docs/constructions.md), not this test.
-        ++wider_not_measured;
-        continue;
-      }
       while (!b.construction.built && b.construction.failed_in == "width") {
         BOOST_TEST_REQUIRE(b.construction.head_dim_needed > head_dim, b.construction.failure);
         head_dim = b.construction.head_dim_needed;
         b = build(formula, heads, 8, set, 16, head_dim, quick(), positional);
         if (b.construction.built) ++built_wider;
       }
-      if (b.construction.built && head_dim == 4) {
-        BOOST_TEST(b.construction.nmse <= 1e-3);
-      } else if (b.construction.built) {
-        // At the table's W = 256 and beta = 1,000 a few of these stop between 1e-3 and 6e-3:
-        // the wider head's plans interpolate more products (and a selection's near-ties
-        // average tokens); docs/constructions.md gives their figures.
+      if (b.construction.built) {
+        // At the table's W = 256 and beta = 1,000 a few stop between 1e-3 and 6e-3: their FFN
+        // interpolates a product of two 4-vectors (or a selection's near-ties average tokens);
+        // docs/constructions.md gives their figures.
         BOOST_TEST(b.construction.nmse <= 1e-2);
-        if (b.construction.nmse > 1e-3) ++wider_above;
+        if (b.construction.nmse > 1e-3) ++above;
       } else {
         BOOST_TEST(!b.construction.failure.empty());
         BOOST_TEST((b.construction.failed_in == "engine" || b.construction.failed_in == "constructor"),
@@ -271,12 +276,13 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
   }
   BOOST_TEST_MESSAGE("constructed " << built << " of " << efficient
                                     << " efficient rows at n = 4, and " << built_wider
-                                    << " more at the head dimension their steps need (" << wider_above
-                                    << " of them above NMSE 1e-3; " << wider_not_measured
+                                    << " more at the head dimension their steps need (" << above
+                                    << " of all these above NMSE 1e-3; " << not_measured
                                     << " left to the command, too costly to measure here)");
   BOOST_TEST(efficient >= 90);
-  BOOST_TEST(built >= 64);
+  BOOST_TEST(built >= 71);  // 64 while the readout token was a key (it took a key dimension)
   BOOST_TEST(built + built_wider >= 75);
+  BOOST_TEST(above <= 5);
 }
 
 /// Where no function is interpolated (knots 0: retrievals and linear readouts), the only error
