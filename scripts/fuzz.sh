@@ -5,7 +5,8 @@
 #
 # Builds build-fuzz with Clang (AddressSanitizer, UBSan, coverage; ccache if present), seeds
 # each corpus from the shipped files and the kept regression inputs (tests/data/fuzz/KIND/),
-# and runs the fuzzer under `nice`. An input that crashes, hangs (over 10 s), takes more than its
+# and runs the fuzzer under `nice` with the kind's dictionary (fuzz/dictionaries/KIND.dict: its
+# grammar's tokens and the values that once broke it). An input that crashes, hangs (over 10 s), takes more than its
 # kind's budget of processor time (a formula's derivation: 1 s; fuzz/inputs.hpp) or ends in an
 # error other than bad input (exit 2) is written to build-fuzz/findings/KIND/; keep it as a
 # regression test by copying it to tests/data/fuzz/KIND/. The last line per kind gives the
@@ -57,7 +58,8 @@ for kind in "${kinds[@]}"; do
   set +e
   ASAN_OPTIONS=detect_leaks=0 nice "$build/fuzz/fuzz_$kind" -fork=1 -ignore_crashes=1 \
     -ignore_timeouts=1 -ignore_ooms=1 -print_funcs=0 -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=2048 -max_len="$max_len" -artifact_prefix="$findings/" "$build/corpus/$kind" \
+    -rss_limit_mb=2048 -max_len="$max_len" -dict="fuzz/dictionaries/$kind.dict" \
+    -artifact_prefix="$findings/" "$build/corpus/$kind" \
     > "$log" 2>&1
   set -e
   # Inputs executed: the last status line, "#EXECS: cov: ..."; findings: the files written.
