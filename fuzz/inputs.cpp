@@ -11,6 +11,7 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/experiments/results.hpp"
 #include "infoflow/experiments/spec.hpp"
+#include "infoflow/symbolic/compare.hpp"
 #include "infoflow/symbolic/expression.hpp"
 #include "infoflow/symbolic/rate.hpp"
 #include "infoflow/targets/formula.hpp"
@@ -47,9 +48,24 @@ fs::path write(const std::string& name, std::string_view data) {
 }  // namespace
 
 void rate(std::string_view data) {
-  const symbolic::Rate r = symbolic::Rate::parse(data, SourceLocation{"rate", 1, 1});
-  (void)r.print();
-  (void)symbolic::parse_relations(data, SourceLocation{"relation", 1, 1});
+  // As `compare TEXT 'eps^(-1)'` reads it (its value is needed there: 0^(k-1) parsed and then
+  // threw), and as the relations of --assume and a catalogue's hypotheses: each reader sees
+  // every text, whether or not the other refuses it.
+  static symbolic::SignOracle oracle(200);
+  static const symbolic::Rate reference = symbolic::Rate::parse("eps^(-1)");
+  try {
+    const symbolic::Rate r = symbolic::Rate::parse(data, SourceLocation{"rate", 1, 1});
+    (void)r.print();
+    (void)symbolic::compare_as_eps_to_zero(r, reference, symbolic::Domain{}, oracle);
+    (void)symbolic::compare_as_T_to_infinity(r, reference, symbolic::Domain{}, oracle);
+  } catch (const InputError&) {  // not a rate: perhaps a relation
+  }
+  symbolic::Domain domain;
+  for (const symbolic::Relation& r :
+       symbolic::parse_relations(data, SourceLocation{"relation", 1, 1})) {
+    domain.require(r);
+  }
+  (void)oracle.satisfiable(domain);
 }
 
 void formula(std::string_view data) {
@@ -98,13 +114,15 @@ const std::vector<std::pair<std::string, Input>>& kinds() {
   return all;
 }
 
-double budget_seconds(Input input) {
-  return input == formula ? 1.0 : 0.0;
+bool timed(Input input) {
+  return input == formula;
+}
+
+double seconds_since(std::clock_t start) {
+  return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 }
 
 std::string failure(Input input, std::string_view data) {
-  // Processor time, not wall time: a busy machine does not make an input slow.
-  const std::clock_t start = std::clock();
   try {
     input(data);
   } catch (const Error& e) {
@@ -112,11 +130,6 @@ std::string failure(Input input, std::string_view data) {
       return "exit " + std::to_string(static_cast<int>(e.code())) + ": " + e.what();
   } catch (const std::exception& e) {
     return std::string("exit 3 (internal error): ") + e.what();
-  }
-  const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-  if (budget_seconds(input) > 0 && seconds > budget_seconds(input)) {
-    return "took " + std::to_string(seconds) + " s of processor time, over the budget of " +
-           std::to_string(budget_seconds(input)) + " s";
   }
   return {};
 }

@@ -5,11 +5,14 @@
 #
 # Builds build-fuzz with Clang (AddressSanitizer, UBSan, coverage; ccache if present), seeds
 # each corpus from the shipped files and the kept regression inputs (tests/data/fuzz/KIND/),
-# and runs the fuzzer under `nice`. An input that crashes, hangs (over 10 s), takes more than its
-# kind's budget of processor time (a formula's derivation: 1 s; fuzz/inputs.hpp) or ends in an
-# error other than bad input (exit 2) is written to build-fuzz/findings/KIND/; keep it as a
-# regression test by copying it to tests/data/fuzz/KIND/. The last line per kind gives the
-# counts of this run: inputs executed, crashes, hangs.
+# and runs the fuzzer under `nice` with the kind's dictionary (fuzz/dictionaries/KIND.dict: its
+# grammar's tokens and the values that once broke it). An input that crashes, hangs (over 10 s)
+# or ends in an error other than bad input (exit 2) is written to build-fuzz/findings/KIND/; keep
+# it as a regression test by copying it to tests/data/fuzz/KIND/. A derive or plan input (the
+# formula kind) of at most 200 characters that took over 1 s under the sanitizers, or hung, is
+# timed again by fuzz_replay of the release build (RELEASE_BUILD, default build): over 5 s there
+# is a slow finding (fuzz/inputs.hpp), listed in build-fuzz/slow_KIND.log. The last line per
+# kind gives the counts of this run: inputs executed, crashes, hangs, slow findings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -23,6 +26,9 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
   -DINFOFLOW_FUZZ=ON -DINFOFLOW_BUILD_TESTS=OFF -DINFOFLOW_BUILD_BENCH=OFF \
   "${launcher[@]}" > /dev/null
 nice cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${kinds[@]}")
+release=${RELEASE_BUILD:-build}
+cmake -S . -B "$release" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+nice cmake --build "$release" -j2 --target fuzz_replay
 
 # Seeds: the shipped inputs of each kind.
 seed() {
@@ -55,14 +61,24 @@ for kind in "${kinds[@]}"; do
   max_len=8192
   [ "$kind" = results ] && max_len=262144
   set +e
-  ASAN_OPTIONS=detect_leaks=0 nice "$build/fuzz/fuzz_$kind" -fork=1 -ignore_crashes=1 \
+  ASAN_OPTIONS=detect_leaks=0 INFOFLOW_FUZZ_SLOW="$findings" nice "$build/fuzz/fuzz_$kind" -fork=1 -ignore_crashes=1 \
     -ignore_timeouts=1 -ignore_ooms=1 -print_funcs=0 -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=2048 -max_len="$max_len" -artifact_prefix="$findings/" "$build/corpus/$kind" \
+    -rss_limit_mb=2048 -max_len="$max_len" -dict="fuzz/dictionaries/$kind.dict" \
+    -artifact_prefix="$findings/" "$build/corpus/$kind" \
     > "$log" 2>&1
   set -e
   # Inputs executed: the last status line, "#EXECS: cov: ..."; findings: the files written.
   execs=$(grep -E '^#[0-9]+: cov' "$log" | tail -1 | sed -E 's/^#([0-9]+):.*/\1/')
   crashes=$(find "$findings" -newer "$started" \( -name 'crash-*' -o -name 'oom-*' \) | wc -l)
   hangs=$(find "$findings" -newer "$started" -name 'timeout-*' | wc -l)
-  echo "$kind: $seconds s, ${execs:-0} inputs, $crashes crashes, $hangs hangs (findings in $findings, log $log)"
+  # The slow candidates, timed on the release build one at a time (two minutes at most each).
+  slow_log=$build/slow_$kind.log
+  : > "$slow_log"
+  while IFS= read -r -d '' input; do
+    timeout 120 nice "$release/fuzz/fuzz_replay" "$kind" "$input" | head -n 1 >> "$slow_log" ||
+      echo "$input: over 120 s; finding: slow" >> "$slow_log"
+  done < <(find "$findings" -newer "$started" \( -name 'slow-*' -o -name 'timeout-*' \) -print0)
+  slow=$(grep -c 'finding: slow' "$slow_log" || true)
+  echo "$kind: $seconds s, ${execs:-0} inputs, $crashes crashes, $hangs hangs, $slow slow" \
+    "(findings in $findings, log $log, slow inputs timed in $slow_log)"
 done

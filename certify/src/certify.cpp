@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -666,7 +667,9 @@ void check_unit(Unit& unit, const std::filesystem::path& dir, const std::string&
     std::size_t line = 0;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), where); it != std::sregex_iterator(); ++it) {
       if (static_cast<std::size_t>(it->position()) > error_at) break;
-      line = std::stoul((*it)[1]);
+      const std::string digits = (*it)[1];
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), line).ec != std::errc())
+        line = 0;  // a number past any unit: in no block
     }
     bool marked = false;
     for (std::size_t i = 0; i < unit.blocks.size() && !marked; ++i) {

@@ -1,5 +1,6 @@
 #include "smt.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -108,8 +109,10 @@ std::map<std::size_t, std::string> run_script(const std::string& script, const s
   std::string current;
   for (std::string line; std::getline(lines, line);) {
     const auto at = line.find("@@");
-    if (at != std::string::npos) {
-      const std::size_t index = std::stoul(line.substr(at + 2));
+    std::size_t index = 0;
+    // The solver's echo of a marker, "@@INDEX"; any other line is part of an answer.
+    if (at != std::string::npos &&
+        std::from_chars(line.data() + at + 2, line.data() + line.size(), index).ec == std::errc()) {
       answers[index] = current;
       current.clear();
     } else {

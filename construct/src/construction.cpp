@@ -702,8 +702,9 @@ class Lowering {
         if (layer != l + 1) continue;
         std::vector<long> inputs;
         for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
+        // `name`: Clang 14 cannot capture a structured binding (scripts/fuzz.sh builds with it).
         jobs.push_back(Job{Class::kInputs, inputs, feature_functions_.at(key), -1, "feature " + key,
-                           [this, key](long into) { features_[key] = into; }});
+                           [this, name = key](long into) { features_[name] = into; }});
         described_.push_back(fmt::format("FFN {}: computes {} at every input token", l + 1, key));
       }
       if (l + 1 == layers) {

@@ -173,7 +173,8 @@ void add_series(ExperimentResult& result) {
   for (auto& [name, s] : lines) {
     std::vector<std::size_t> order(s.x.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
+    const std::vector<double>& xs = s.x;  // Clang 14 cannot capture the binding s
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return xs[a] < xs[b]; });
     Series sorted = s;
     for (std::size_t i = 0; i < order.size(); ++i) {
       sorted.x[i] = s.x[order[i]];

@@ -1,6 +1,7 @@
 #include "infoflow/numeric/tasks.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -63,8 +64,17 @@ void check_limits(const std::string& task, const targets::TaskSpec& spec,
               task + ": " + name + " must be at least " + std::to_string(limit.low) + got);
       continue;
     }
+    // An integer or a name (targets::parse_targets checks which); a name the task lacks is refused.
     const auto named = values.find(limit.high);
-    const long high = named != values.end() ? named->second : std::stol(limit.high);
+    long high = 0;
+    if (named != values.end()) {
+      high = named->second;
+    } else {
+      const char* end = limit.high.data() + limit.high.size();
+      const auto [at, error] = std::from_chars(limit.high.data(), end, high);
+      require(error == std::errc() && at == end,
+              task + ": the limit of " + name + " names no integer of the task: " + limit.high);
+    }
     require(v >= limit.low && v <= high,
             task + ": " + name + " must be between " + std::to_string(limit.low) + " and " +
                 limit.high + (named != values.end() ? " = " + std::to_string(high) : "") + got);

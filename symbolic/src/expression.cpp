@@ -357,6 +357,14 @@ GiNaC::ex convert(const Expr& e, const SourceLocation* where) {
     case Expr::Kind::kPow: {
       const GiNaC::ex base = recurse(e.args[0]);
       const GiNaC::ex exponent = recurse(e.args[1]);
+      // 0^x has a value only for x > 0; GiNaC keeps 0^(k-1) as it is and throws (a pole) once
+      // a value of k makes the exponent negative, so it is refused here for every value.
+      const bool positive = GiNaC::is_a<GiNaC::numeric>(exponent) &&
+                            GiNaC::ex_to<GiNaC::numeric>(exponent).is_positive();
+      if (base.is_zero() && !positive) {
+        fail_at(e, where, "\"" + to_text(e) + "\" has no value: 0 to the power " +
+                              to_text(e.args[1]) + ", which is not a positive number");
+      }
       if (too_large(base, exponent)) {
         fail_at(e, where, "the number " + to_text(e) + " is too large (over " +
                               std::to_string(kMaxNumberBits) + " bits)");

@@ -157,12 +157,33 @@ std::size_t column_of(const PNode& n) {
 }
 
 /// An integer of the formula; one that does not fit a long is bad input at its column.
+/// A number as written, its middle cut out when it is long (a 400-digit literal).
+std::string abbreviated(std::string_view s) {
+  if (s.size() <= 24) return std::string(s);
+  return std::string(s.substr(0, 12)) + "..." + std::string(s.substr(s.size() - 6)) + " (" +
+         std::to_string(s.size()) + " characters)";
+}
+
 long to_long(const PNode& n, const SourceLocation& where) {
   const std::string_view s = n.string_view();
   long v = 0;
   const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (error != std::errc() || end != s.data() + s.size())
-    fail(where, column_of(n), "the integer " + std::string(s) + " is out of range");
+    fail(where, column_of(n), "the integer " + abbreviated(s) + " is out of range");
+  return v;
+}
+
+/// A literal's value; one past a double's range (over 1.8e308, or so small that it would be
+/// 0) is refused at its column.
+double to_double(const PNode& n, const SourceLocation& where) {
+  const std::string_view s = n.string_view();
+  double v = 0;
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (error != std::errc() || end != s.data() + s.size()) {
+    fail(where, column_of(n),
+         "the number " + abbreviated(s) +
+             " is out of range (a number is 0, or between 4.9e-324 and 1.8e308 in size)");
+  }
   return v;
 }
 
@@ -199,7 +220,7 @@ class Builder {
     if (n.is_type<grammar::literal>()) {
       Node out;
       out.kind = Node::Kind::kNumber;
-      out.number = std::stod(n.children.front()->string());
+      out.number = to_double(*n.children.front(), where_);
       out.column = column_of(n);
       return out;
     }

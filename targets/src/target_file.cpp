@@ -1,5 +1,8 @@
 #include "infoflow/targets/target_file.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -84,23 +87,30 @@ double number(const toml::node& n, const Reader& r, const std::string& key) {
   throw InputError(r.where(n), "target: inputs." + key + " must be a number");
 }
 
-/// "3.." or "1..T".
+/// Whether `text` is a whole integer that fits in a long, and then its value.
+bool parse_integer(std::string_view text, long* value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+}
+
+/// "3.." or "1..T": the upper limit none, an integer, or the name of one of the task's.
 IntegerLimit parse_limit(const toml::node& n, const Reader& r, const std::string& key) {
   const auto* s = n.as_string();
   const std::string text = s == nullptr ? "" : s->get();
   const std::size_t dots = text.find("..");
   IntegerLimit limit;
-  std::size_t used = 0;
-  try {
-    limit.low = std::stol(text.substr(0, dots), &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (dots == std::string::npos || used == 0 || used != dots) {
+  long high = 0;
+  const bool valid =
+      dots != std::string::npos && parse_integer(std::string_view(text).substr(0, dots), &limit.low);
+  if (valid) limit.high = text.substr(dots + 2);
+  const bool name = !limit.high.empty() && std::isalpha(static_cast<unsigned char>(limit.high[0])) &&
+                    std::all_of(limit.high.begin(), limit.high.end(), [](unsigned char c) {
+                      return std::isalnum(c) != 0 || c == '_';
+                    });
+  if (!valid || !(limit.high.empty() || name || parse_integer(limit.high, &high))) {
     throw InputError(r.where(n), "target: task.limits." + key +
                                      " must be a string low.. or low..high, e.g. \"1..T\"");
   }
-  limit.high = text.substr(dots + 2);
   return limit;
 }
 

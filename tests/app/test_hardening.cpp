@@ -513,4 +513,50 @@ BOOST_AUTO_TEST_CASE(verify_shows_records_that_conflict_doubt_or_mistype_and_cou
   BOOST_TEST(contains(verify(j, nullptr).out, "1 runs, 1 converged"));  // the record itself
 }
 
+// Issue #43, item 2: numbers out of range, and 0 to a power that is not positive.
+
+BOOST_AUTO_TEST_CASE(numbers_past_a_double_and_powers_of_zero_are_exit_two_with_their_place) {
+  const TempDir temp;
+  const std::string big = "1" + repeat("0", 400);
+  const std::string range = "the number 100000000000...000000 (401 characters) is out of range";
+  // std::stod's out_of_range was exit 3 in every command that reads a formula.
+  for (const std::string command : {"derive", "plan", "construct"}) {
+    const Run r = run(command + " 'max(t) dot(b, x[t]) * " + big + "' --heads 1");
+    BOOST_TEST(r.code == 2, command);
+    BOOST_TEST(contains(r.out, "formula:1:23: error: " + range), command);
+  }
+  Run r = run("train --formula '" + big + " * dot(x[1], x[2])' --steps 1");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "formula:1:1: error: " + range));
+  r = run("derive 'max(t) 0." + repeat("0", 400) + "1 * dot(b, x[t])' --heads 1");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "formula:1:8: error: the number 0.0000000000...000001 (403 "
+                             "characters) is out of range"));
+  const std::filesystem::path targets = temp.write(
+      "t.toml", "[[target]]\nname = \"u\"\nformula = \"max(t) dot(b, x[t]) * " + big + "\"\n");
+  r = run("derive " + targets.string() + " --heads 1");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "t.toml:3:34: error: " + range));
+  // 0^(k-1): "power::eval(): division by zero", exit 3, in compare, --assume and a catalogue.
+  r = run("compare '0^(k-1)' 'eps^(-1)'");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "first rate:1:1: error: \"0^(k - 1)\" has no value: 0 to the power "
+                             "k - 1, which is not a positive number"));
+  r = run("compare 'eps^(-1)' 'eps^(-2)' --assume 'k >= 0^(k-1)'");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "--assume #1:1:6: error: \"0^(k - 1)\" has no value"));
+  // In an exponent it was answered, with a gap of 1/0^k.
+  r = run("compare 'eps^(0^(-k))' 'eps^(-1)'");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "first rate:1:6: error: \"0^(-k)\" has no value"));
+  const std::filesystem::path paper = temp.write(
+      "zero.toml", "[paper]\nid = \"zero\"\ntitle = \"t\"\nauthors = \"a\"\nreference = \"r\"\n"
+                   "year = 2026\n\n[[entry]]\nid = \"zero.power\"\nsource = \"s\"\nprovenance = "
+                   "\"predecessor\"\nkind = \"upper\"\nquantity = \"M\"\ntask = \"d_retrieval\"\n"
+                   "depth = \"L == 1\"\nheads = \"h == D\"\nrate = \"eps^(-1) * 0^(k-1)\"\n");
+  r = run("--add " + paper.string() + " check");
+  BOOST_TEST(r.code == 2);
+  BOOST_TEST(contains(r.out, "zero.toml:17:20: error: \"0^(k - 1)\" has no value"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -107,6 +107,25 @@ BOOST_AUTO_TEST_CASE(a_division_by_zero_is_placed_where_it_is_written) {
   BOOST_CHECK_THROW(parse_relations("T/(2 - 2) > 1", {}), InputError);
 }
 
+BOOST_AUTO_TEST_CASE(zero_to_a_power_that_is_not_positive_is_refused_where_it_is_written) {
+  // GiNaC kept 0^(k-1) whole and threw "division by zero" (exit 3) when a value made the
+  // exponent negative; in an exponent it gave eps^(1/0^k), a gap of 1/0^k.
+  const InputError e = parse_failure("eps^(-1) * 0^(k-1)", SourceLocation{"cat.toml", 7, 9});
+  BOOST_TEST(e.where().file == "cat.toml");
+  BOOST_TEST(e.where().line == 7u);
+  BOOST_TEST(e.where().column == 9u + 11u);  // 0^(k-1) starts at offset 11
+  BOOST_TEST(e.message() ==
+             "\"0^(k - 1)\" has no value: 0 to the power k - 1, which is not a positive number");
+  BOOST_TEST(parse_failure("eps^(0^(-k))").where().column == 6u);
+  BOOST_TEST(parse_failure("(k - k)^(-k)*eps").message() ==
+             "\"(k - k)^(-k)\" has no value: 0 to the power -k, which is not a positive number");
+  BOOST_TEST(parse_failure("0^0*eps").message().find("0 to the power 0,") != std::string::npos);
+  BOOST_CHECK_THROW(parse_relations("k >= 0^(k-1)", {}), InputError);
+  // A positive power of 0 is 0.
+  BOOST_TEST(same(ex_of("eps + 0^(1/2)"), sym("eps")));
+  BOOST_TEST(same(ex_of("eps + 0^3"), sym("eps")));
+}
+
 BOOST_AUTO_TEST_CASE(numbers_too_large_and_poles_are_bad_input) {
   // Found by fuzzing: GiNaC would compute 444^444444323 exactly (hours) and throws a plain
   // domain error on 0^(-1) (exit 3).

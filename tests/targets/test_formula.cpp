@@ -146,6 +146,24 @@ BOOST_AUTO_TEST_CASE(names_that_are_not_indices_are_refused_with_their_column) {
              "12: the integer 99999999999999999999 is out of range");
 }
 
+BOOST_AUTO_TEST_CASE(a_literal_past_a_double_s_range_is_refused_with_its_column) {
+  // std::stod threw out_of_range: exit 3 for derive, plan, construct, train and the files.
+  const std::string zeros(400, '0');
+  const std::string range = " is out of range (a number is 0, or between 4.9e-324 and 1.8e308 in size)";
+  BOOST_TEST(error_of("1" + zeros + " * max(t) dot(a, x[t])") ==
+             "1: the number 100000000000...000000 (401 characters)" + range);
+  BOOST_TEST(error_of("max(t) dot(a, x[t]) * 0." + zeros + "1") ==
+             "23: the number 0.0000000000...000001 (403 characters)" + range);
+  BOOST_TEST(error_of("max(t) dot(a, x[t])^1" + std::string(309, '0')) ==
+             "21: the number 100000000000...000000 (310 characters)" + range);
+  BOOST_TEST(error_of("max(t) dot(x[1" + zeros + "], a)") ==
+             "14: the integer 100000000000...000000 (401 characters) is out of range");
+  // Within the range: 1e308, a number below the normal ones, and 0 written long.
+  BOOST_TEST(error_of("max(t) dot(a, x[t]) * 1" + std::string(308, '0')) == "");
+  BOOST_TEST(error_of("max(t) dot(a, x[t]) * 0." + std::string(320, '0') + "1") == "");
+  BOOST_TEST(error_of("max(t) dot(a, x[t]) * 0." + zeros) == "");
+}
+
 BOOST_AUTO_TEST_CASE(errors_carry_the_file_and_line) {
   try {
     (void)tg::Formula::parse("max(t) dot(x[t], y[t]) +",
