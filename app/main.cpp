@@ -37,8 +37,24 @@ void add_format_option(CLI::App* cmd, std::string& format, const std::vector<std
   }
 }
 
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        try {
+          check_output_path(path);
+        } catch (const InputError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "FILE");
+}
+
 void add_output_option(CLI::App* cmd, std::string& output) {
-  cmd->add_option("-o,--output", output, "write here (atomically) instead of standard output");
+  cmd->add_option("-o,--output", output,
+                  "write here instead of standard output (a file atomically, its missing folders "
+                  "made; a device or FIFO directly)")
+      ->check(output_file());
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "infoflow/report/catalogue_report.hpp"
+#include "infoflow/session/check.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/theorems/check.hpp"
 #include "infoflow/theorems/engine.hpp"
@@ -130,10 +131,10 @@ void add_check(CLI::App& app, Context& ctx) {
       "check", "consistency of the catalogue: contradictions, separations, implications, vacuity");
   auto format = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
-  auto timeout = std::make_shared<unsigned>(2000);
+  auto timeout = std::make_shared<long>(2000);
   add_format_option(cmd, *format, {"text", "latex", "json"});
   add_output_option(cmd, *output);
-  cmd->add_option("--timeout-ms", *timeout, "per solver query")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout-ms", *timeout, "per solver query")->capture_default_str();
   auto target_files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("--targets", *target_files,
                   "a target file: the bounds the InfoFlow engine derives for its targets' "
@@ -144,10 +145,9 @@ void add_check(CLI::App& app, Context& ctx) {
   latex->add_to(cmd);
   cmd->callback([&ctx, format, output, timeout, target_files, certify, latex] {
     latex->check(*format == "latex");
+    theorems::CheckOptions options = session::check_options(*timeout);
     theorems::Catalogue catalogue = ctx.load();
     theorems::add_derived_bounds(catalogue, *target_files);
-    theorems::CheckOptions options;
-    options.solver_timeout_ms = *timeout;
     symbolic::Journal journal;
     if (certify->wanted()) options.journal = &journal;
     theorems::CheckReport result = theorems::check(catalogue, options);

@@ -36,7 +36,12 @@ void emit(const std::string& content, const std::string& path);
 void add_format_option(CLI::App* cmd, std::string& format, const std::vector<std::string>& forms,
                        bool json_alias = false);
 
-/// `-o,--output FILE`: where the output goes (atomically) instead of standard output.
+/// Refuses, when the options are read (before any work), a file that cannot be written as an
+/// output (core/atomic_file.hpp: check_output_path): a directory, a folder that is a file.
+CLI::Validator output_file();
+
+/// `-o,--output FILE`: where the output goes instead of standard output (emit), checked by
+/// output_file().
 void add_output_option(CLI::App* cmd, std::string& output);
 
 /// --standalone, --label-prefix P and --columns 1|2: the options of every LaTeX output.

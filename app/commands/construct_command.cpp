@@ -37,9 +37,18 @@ void add_construct(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--samples", options->samples, "fresh sequences the NMSE is measured on")
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the measured sequences")->capture_default_str();
-  cmd->add_option("--task-seed", options->task_seed, "seed of the target's parameters (a, A[i])")
-      ->capture_default_str();
+  // Seeds by train's own parser (a sign is refused, not wrapped around), as Python's.
+  cmd->add_option_function<std::string>(
+         "--seed", [options](const std::string& s) { options->seed = session::parse_seed(s); },
+         "seed of the measured sequences")
+      ->type_name("SEED")
+      ->default_str(std::to_string(options->seed));
+  cmd->add_option_function<std::string>(
+         "--task-seed",
+         [options](const std::string& s) { options->task_seed = session::parse_seed(s); },
+         "seed of the target's parameters (a, A[i])")
+      ->type_name("SEED")
+      ->default_str(std::to_string(options->task_seed));
   cmd->add_flag("--sweep", *sweeping,
                 "every combination of --betas, --widths and --Ts, with the slope of log NMSE "
                 "against log M (one T) or against T (one beta and width)");
@@ -47,23 +56,27 @@ void add_construct(CLI::App& app, Context& ctx) {
   cmd->add_option("--widths", sweep->widths, "with --sweep: FFN widths")->delimiter(',');
   cmd->add_option("--Ts", sweep->lengths, "with --sweep: sequence lengths")->delimiter(',');
   cmd->add_option("--checkpoint", *checkpoint,
-                  "write the built network here, a checkpoint `train --checkpoint` starts from");
+                  "write the built network here, a checkpoint `train --checkpoint` starts from")
+      ->check(output_file());
   add_format_option(cmd, *format, {"text", "json"});
   add_output_option(cmd, *output);
   cmd->callback([&ctx, t, arch, options, format, output, sweep, sweeping, checkpoint] {
     if (*sweeping && !checkpoint->empty())
       throw InputError("--checkpoint writes one construction; a --sweep builds many");
-    const targets::TargetSpec spec = session::construction_target(*t);
-    const theorems::Catalogue catalogue = ctx.load();
-    theorems::Engine engine(catalogue);
+    const session::ArchitectureRequest architecture = arch->request();
     if (*sweeping) {
+      const theorems::Catalogue catalogue = ctx.load();
+      theorems::Engine engine(catalogue);
       const session::ConstructionSweepResult r =
-          session::construct_sweep(engine, spec, arch->request(), *options, *sweep);
+          session::construct_sweep(engine, *t, architecture, *options, *sweep);
       emit(*format == "json" ? session::sweep_json(r).dump(2) + "\n" : session::sweep_text(r),
            *output);
       return;
     }
-    const construct::Construction c = session::construct(engine, spec, arch->request(), *options);
+    const targets::TargetSpec spec = session::construction_target(*t, architecture, *options);
+    const theorems::Catalogue catalogue = ctx.load();
+    theorems::Engine engine(catalogue);
+    const construct::Construction c = session::construct(engine, spec, architecture, *options);
     std::string text = *format == "json" ? session::construction_json(c, *options).dump(2) + "\n"
                                          : session::construction_text(c, *options);
     if (c.built && !checkpoint->empty()) {

@@ -97,14 +97,17 @@ struct Budget {
 
   void add(CLI::App* cmd) {
     cmd->add_option("--budget", duration,
-                    "spend this much time (90s, 15m, 1h30m) training where claims are undecided, "
-                    "then say what each still undecided one would need");
+                    "spend this much time training where claims are undecided, then say what "
+                    "each still undecided one would need: numbers with the units h, m and s, "
+                    "largest first, e.g. 90s, 15m, 2.5h or 1h30m; at least 1s")
+        ->type_name("DURATION");
     cmd->add_option("--workers", workers, "runs side by side when training (0: one per core)")
-        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
   }
-  /// Refuses a malformed duration, and --workers where nothing trains, before any run.
+  /// Refuses a malformed duration, a number of workers out of range, and --workers where
+  /// nothing trains, before any run.
   void check(bool sweeps) const {
+    session::check_workers(workers);
     if (!duration.empty()) (void)experiments::parse_duration(duration);
     if (workers != 0 && duration.empty() && !sweeps)
       throw InputError("--workers sets how many runs train side by side: give --budget too");
@@ -170,7 +173,10 @@ void add_merge(CLI::App& app, Context&) {
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();
   cmd->add_option("inputs", *inputs, "results files")->required();
-  cmd->add_option("-o,--output", *output, "the merged file (written atomically)")->required();
+  cmd->add_option("-o,--output", *output,
+                  "the merged file (written atomically, its missing folders made)")
+      ->check(output_file())
+      ->required();
   cmd->callback([inputs, output] {
     std::vector<fs::path> files(inputs->begin(), inputs->end());
     for (const std::string& w : experiments::merge_results(files, *output))
@@ -194,9 +200,9 @@ void add_verify(CLI::App& app, Context& ctx) {
   add_output_option(cmd, *output);
   budget->add(cmd);
   cmd->callback([&ctx, c, format, output, budget] {
+    budget->check(false);
     const std::vector<experiments::ExperimentSpec> specs =
         experiments::load_specs(c->experiments, experiments_directory());
-    budget->check(false);
     const theorems::Catalogue catalogue = ctx.load();
     const std::string account = spend(specs, *c, *budget, catalogue);
     if (!account.empty() && *format == "json") std::cerr << account;

@@ -4,7 +4,8 @@
 // The options of a target and of an architecture (derive, plan, train, construct), bound to the
 // workflow layer's requests (session/target_request.hpp), which resolve and check them.
 
-#include <vector>
+#include <optional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -17,7 +18,7 @@ void add_target_options(CLI::App* cmd, session::TargetRequest& request);
 
 /// The architecture a target is planned on: --heads, --E, --head-dim (derive, plan, construct).
 struct ArchitectureArguments {
-  std::vector<long> heads;  // empty: none given
+  std::optional<std::string> heads;  // as written, "2,2"
   long embedding = session::ArchitectureRequest{}.embedding;
   long head_dim = session::ArchitectureRequest{}.head_dim;
 

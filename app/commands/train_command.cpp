@@ -202,7 +202,8 @@ void add_train(CLI::App& app, Context& ctx) {
                 "initial (needs L >= 2)");
   cmd->add_option("--attention", a->attention_file,
                   "after training: the readout's attention weights per sequence as CSV in this "
-                  "file, with a pgfplots heat map in FILE.tex");
+                  "file, with a pgfplots heat map in FILE.tex")
+      ->check(output_file());
   cmd->add_option("--attention-layer", a->attention_layer, "--attention: the layer (from 1)")
       ->capture_default_str();
   cmd->add_option("--attention-head", a->attention_head, "--attention: the head (from 1)")

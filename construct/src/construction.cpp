@@ -126,6 +126,7 @@ class Lowering {
 
   Construction run() {
     Construction out;
+    out.config = asked_config();  // a refusal names the architecture asked for, too
     const auto start = std::chrono::steady_clock::now();
     out.plan_text = fmt::format("{}: {}", plan_.architecture.text(), theorems::to_text(plan_.verdict));
     try {
@@ -154,6 +155,26 @@ class Lowering {
  private:
   // ------------------------------------------------------------------ set-up and analysis
 
+  /// The network the plan asks for: the plan's heads, E and n, the target's T and d, the widths.
+  [[nodiscard]] numeric::ModelConfig asked_config() const {
+    numeric::ModelConfig config;
+    core::Architecture& shape = config;
+    shape = plan_.architecture;
+    const auto tokens = spec_.set.find("T");
+    config.tokens = tokens == spec_.set.end() ? 8 : tokens->second;
+    config.token_dim = spec_.token_dim;
+    config.ffn_width = options_.ffn_width;
+    config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
+    config.activation = numeric::Activation::kRelu;
+    // The linear encoder, a special case of the class: x and the flags are written into the
+    // stream as they are, and the plans compute what they need after it.
+    config.encoder = numeric::Encoder::kLinear;
+    // Learned positions: the constructor writes indicators and one-hot codes into the table.
+    config.positional = core::encoding_for(plan_.architecture.encodes_positions());
+    config.attention_scale = 1;  // beta is in the queries
+    return config;
+  }
+
   void prepare() {
     if (plan_.verdict != theorems::Verdict::kEfficient) {
       throw Failure("plan", fmt::format("the engine's plan on {} is not efficient ({}{}): "
@@ -166,9 +187,9 @@ class Lowering {
       throw Failure("constructor", "the target is a constant (" + program_.constants.front() +
                                        "): no action to compile");
     }
-    const auto tokens = spec_.set.find("T");
-    tokens_ = tokens == spec_.set.end() ? 8 : tokens->second;
-    d_ = spec_.token_dim;
+    const numeric::ModelConfig config = asked_config();
+    tokens_ = config.tokens;
+    d_ = config.token_dim;
     if (d_ + 2 > plan_.architecture.embedding) {
       throw Failure("engine", fmt::format("the stream holds the token's d = {} coordinates and two "
                                           "flags: E = {} is too small",
@@ -178,20 +199,6 @@ class Lowering {
     task_ = numeric::make_formula_task(
         spec_.name, *evaluator_,
         numeric::InputDistribution{spec_.variance, spec_.min_norm, spec_.max_norm});
-    numeric::ModelConfig config;
-    core::Architecture& shape = config;
-    shape = plan_.architecture;  // the plan's heads, E, n; T, d and the widths are set below
-    config.tokens = tokens_;
-    config.token_dim = d_;
-    config.ffn_width = options_.ffn_width;
-    config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
-    config.activation = numeric::Activation::kRelu;
-    // The linear encoder, a special case of the class: x and the flags are written into the
-    // stream as they are, and the plans compute what they need after it.
-    config.encoder = numeric::Encoder::kLinear;
-    // Learned positions: the constructor writes indicators and one-hot codes into the table.
-    config.positional = core::encoding_for(plan_.architecture.encodes_positions());
-    config.attention_scale = 1;  // beta is in the queries
     network_ = std::make_unique<Network>(config, options_.beta);
     for (std::size_t i = 0; i < program_.quantities.size(); ++i) {
       by_name_[program_.quantities[i].name] = static_cast<int>(i);

@@ -1,17 +1,21 @@
 #include "infoflow/experiments/allocation.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/config.hpp"
 #include "infoflow/numeric/fit.hpp"
 
@@ -331,28 +335,42 @@ std::string budget_text(const BudgetSummary& s, double budget) {
 
 double parse_duration(const std::string& text) {
   const auto bad = [&] {
-    return InputError("--budget needs a duration such as 90s, 15m, 2h or 1h30m (got '" + text +
-                      "')");
+    return InputError(fmt::format(
+        "--budget needs a duration such as 90s, 15m, 2.5h or 1h30m: numbers with the units h, m "
+        "and s, largest first, from 1s to {}h (got '{}')",
+        limits::kBudgetSeconds / 3600, text));
   };
+  // One grammar: (DIGITS[.DIGITS] UNIT)+ with the units h, m, s each once, in that order; no
+  // sign, exponent or unitless number, so that 0x10s or 1e-9s is no duration.
+  const auto digits = [&](std::size_t at) {
+    std::size_t end = at;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) ++end;
+    return end;
+  };
+  static constexpr std::string_view kUnits = "hms";
+  static constexpr double kScale[] = {3600, 60, 1};
   double total = 0;
   std::size_t at = 0;
+  std::size_t next_unit = 0;  // units left, largest first
   while (at < text.size()) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(text.substr(at), &used);
-    } catch (const std::exception&) {
-      throw bad();
+    std::size_t end = digits(at);
+    if (end == at) throw bad();
+    if (end < text.size() && text[end] == '.') {
+      const std::size_t fraction = digits(end + 1);
+      if (fraction == end + 1) throw bad();
+      end = fraction;
     }
-    if (!std::isfinite(value) || value < 0 || text[at] == '-' || text[at] == '+') throw bad();
-    at += used;
-    const char unit = at < text.size() ? text[at] : 's';
-    if (at < text.size()) ++at;
-    const double scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : -1;
-    if (scale < 0) throw bad();
-    total += value * scale;
+    double value = 0;
+    const auto [stop, error] = std::from_chars(text.data() + at, text.data() + end, value,
+                                               std::chars_format::fixed);
+    if (error != std::errc() || stop != text.data() + end || end >= text.size()) throw bad();
+    const std::size_t unit = kUnits.find(text[end], next_unit);
+    if (unit == std::string_view::npos) throw bad();
+    total += value * kScale[unit];
+    next_unit = unit + 1;
+    at = end + 1;
   }
-  if (!(total > 0)) throw bad();
+  if (!(total >= 1) || total > static_cast<double>(limits::kBudgetSeconds)) throw bad();
   return total;
 }
 

@@ -7,6 +7,8 @@
 #include <toml++/toml.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
+#include "infoflow/core/read_file.hpp"
 #include "infoflow/numeric/fit.hpp"
 
 namespace infoflow::experiments {
@@ -28,7 +30,8 @@ std::string scalar_text(const std::filesystem::path& file, const toml::node& n) 
 ReportedValues ReportedValues::load(const std::filesystem::path& file) {
   toml::table doc;
   try {
-    doc = toml::parse_file(file.string());
+    doc = toml::parse(read_input_file(file, limits::kTextFileBytes, "reported values file"),
+                      file.string());
   } catch (const toml::parse_error& e) {
     throw InputError(SourceLocation{file.string(), e.source().begin.line, e.source().begin.column},
                      std::string(e.description()));

@@ -2,9 +2,10 @@
 
 #include <cerrno>
 #include <cmath>
-#include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
+#include "infoflow/core/read_file.hpp"
 #include "infoflow/numeric/build.hpp"
 #include "results_file.hpp"
 #include "run_key.hpp"
@@ -203,13 +205,12 @@ ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
 
 std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
   std::vector<RunRecord> out;
-  std::ifstream in(file_);
-  if (!in) {
-    if (errno == ENOENT) return out;  // nothing run yet
-    io_failure("cannot read the results file", file_, errno);
-  }
-  const auto warn = [&](std::string text) {
-    if (warnings != nullptr) warnings->push_back(std::move(text));
+  const std::optional<std::string> text =
+      read_input_file_if_present(file_, limits::kResultsFileBytes, "results file");
+  if (!text) return out;  // nothing run yet
+  std::istringstream in(*text);
+  const auto warn = [&](std::string message) {
+    if (warnings != nullptr) warnings->push_back(std::move(message));
   };
   struct First {
     std::size_t index;  // in `out`
@@ -299,6 +300,7 @@ void ResultStore::append(const RunConfig& run, const TrainResult& r) const {
 
 std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
                                        const fs::path& output) {
+  create_parent(output);  // as every output's missing folders are made
   // Taken before the inputs are read, which may include the output itself.
   const ResultsLock held(output,
                          "a sweep is writing this results file; merge into it once it has "
@@ -312,11 +314,7 @@ std::vector<std::string> merge_results(const std::vector<fs::path>& inputs,
   std::vector<std::string> conflicts;
   std::string content;
   for (const fs::path& in : inputs) {
-    std::error_code ec;
-    if (!fs::is_regular_file(in, ec))
-      throw InputError(SourceLocation{in.string(), 0, 0}, "no such results file");
-    std::ifstream f(in);
-    if (!f) io_failure("cannot read the results file", in, errno);
+    std::istringstream f(read_input_file(in, limits::kResultsFileBytes, "results file"));
     std::string line;
     std::size_t number = 0;
     while (std::getline(f, line)) {

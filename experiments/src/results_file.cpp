@@ -28,9 +28,11 @@ void create_parent(const fs::path& file) {
 
 ResultsLock::ResultsLock(const fs::path& file, const std::string& busy) : file_(file) {
   while (true) {
-    fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO opens without a writer (the output is then written to it directly).
+    fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     created_ = fd_ < 0 && errno == ENOENT;
-    if (created_) fd_ = ::open(file.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (created_)
+      fd_ = ::open(file.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd_ < 0 && errno == EEXIST) continue;  // created by another writer just now
     if (fd_ < 0) io_failure("cannot open the results file", file, errno);
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -14,6 +14,7 @@
 
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
+#include "infoflow/core/read_file.hpp"
 #include "infoflow/numeric/memory.hpp"
 #include "infoflow/numeric/run_settings.hpp"
 #include "infoflow/targets/target_file.hpp"
@@ -191,7 +192,8 @@ ExperimentSpec ExperimentSpec::load(const fs::path& file) {
     throw InputError(SourceLocation{file.string(), 0, 0}, "no such experiment file");
   auto doc = std::make_shared<Document>();
   try {
-    doc->table = toml::parse_file(file.string());
+    doc->table = toml::parse(read_input_file(file, limits::kTextFileBytes, "experiment file"),
+                             file.string());
   } catch (const toml::parse_error& e) {
     throw InputError(location(file, e.source()), std::string(e.description()));
   }

@@ -1,7 +1,6 @@
 #include "infoflow/numeric/checkpoint.hpp"
 
 #include <cstring>
-#include <fstream>
 #include <system_error>
 #include <iterator>
 #include <type_traits>
@@ -10,6 +9,8 @@
 
 #include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
+#include "infoflow/core/read_file.hpp"
 
 namespace infoflow::numeric {
 
@@ -139,9 +140,7 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
 }
 
 Checkpoint load_checkpoint(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError("cannot read the checkpoint " + path.string());
-  const std::string in((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string in = read_input_file(path, limits::kCheckpointBytes, "checkpoint");
   const std::size_t magic = sizeof(kMagic) - 1;
   if (in.compare(0, magic, kMagic) != 0)
     throw InputError(path.string() + " is not an infoflow checkpoint");

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -78,8 +79,31 @@ py::object to_py(const json& j) {
   }
 }
 
+/// An int beyond a C++ long saturates, as the command line's options do (CLI11), so that the
+/// range check that follows gives the command's message.
+long saturated_long(const py::handle& v) {
+  try {
+    return v.cast<long>();
+  } catch (const py::cast_error&) {
+    return v < py::int_(0) ? std::numeric_limits<long>::min() : std::numeric_limits<long>::max();
+  }
+}
+
+/// An int or float as a double; an int beyond a double's range is infinite, as the command
+/// line reads 1e400.
+double as_double(const py::handle& v) {
+  try {
+    return v.cast<double>();
+  } catch (const py::cast_error&) {
+    return v < py::int_(0) ? -std::numeric_limits<double>::infinity()
+                           : std::numeric_limits<double>::infinity();
+  }
+}
+
 /// Keyword options of a call, read with the types the command line's options have. A value of
 /// the wrong type is a TypeError naming the option; an option the call does not know, too.
+/// Values go through the checks the command's options go through (session/, numeric's run
+/// settings), where a bad one raises InputError with the command's message.
 class Options {
  public:
   Options(const py::dict& d, std::string call) : call_(std::move(call)) {
@@ -95,17 +119,18 @@ class Options {
     if (v == nullptr) return fallback;
     // bool is an int in Python; a flag where a number belongs is a mistake.
     if (py::isinstance<py::bool_>(*v) || !py::isinstance<py::int_>(*v)) fail(key, "an int", *v);
-    try {
-      return v->cast<long>();
-    } catch (const py::cast_error&) {
-      throw py::value_error(fmt::format("{}(): {} = {} is out of range", call_, key,
-                                        py::repr(*v).cast<std::string>()));
-    }
+    return saturated_long(*v);
   }
+  /// The command's seed parser on the int's digits: a negative seed is refused, as there.
   std::uint64_t seed(const std::string& key, std::uint64_t fallback) {
-    const long v = integer(key, static_cast<long>(fallback));
-    if (v < 0) throw py::value_error(fmt::format("{}(): {} must be >= 0", call_, key));
-    return static_cast<std::uint64_t>(v);
+    const py::object* v = take(key);
+    if (v == nullptr) return fallback;
+    if (py::isinstance<py::bool_>(*v) || !py::isinstance<py::int_>(*v)) fail(key, "an int", *v);
+    try {
+      return session::parse_seed(py::str(*v).cast<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(SourceLocation{key, 0, 0}, e.message());
+    }
   }
   double real(const std::string& key, double fallback) {
     const py::object* v = take(key);
@@ -113,7 +138,7 @@ class Options {
     if (py::isinstance<py::bool_>(*v) ||
         !(py::isinstance<py::float_>(*v) || py::isinstance<py::int_>(*v)))
       fail(key, "a number", *v);
-    return v->cast<double>();
+    return as_double(*v);
   }
   bool flag(const std::string& key, bool fallback) {
     const py::object* v = take(key);
@@ -129,26 +154,29 @@ class Options {
       return py::str(py::module_::import("os").attr("fspath")(*v)).cast<std::string>();
     fail(key, "a str", *v);
   }
-  /// A list or tuple of numbers (ints where `whole`); empty when not given.
-  std::vector<double> numbers(const std::string& key, bool whole) {
-    const py::object* v = take(key);
+  /// A list or tuple of numbers; empty when not given.
+  std::vector<double> numbers(const std::string& key) {
     std::vector<double> out;
-    if (v == nullptr) return out;
-    const char* what = whole ? "a list of int" : "a list of numbers";
-    if (!(py::isinstance<py::list>(*v) || py::isinstance<py::tuple>(*v))) fail(key, what, *v);
-    for (const py::handle e : *v) {
-      const bool number = whole ? py::isinstance<py::int_>(e)
-                                : py::isinstance<py::int_>(e) || py::isinstance<py::float_>(e);
-      if (py::isinstance<py::bool_>(e) || !number) fail(key, what, *v);
-      out.push_back(e.cast<double>());
-    }
+    for (const py::handle e : list_of(key, "a list of numbers", [](const py::handle& e) {
+           return py::isinstance<py::int_>(e) || py::isinstance<py::float_>(e);
+         }))
+      out.push_back(as_double(e));
     return out;
   }
-  /// Heads per layer: a list or tuple of ints, an int (one layer) or "2,2".
+  /// A list or tuple of ints, each saturated as integer() does; empty when not given.
+  std::vector<long> integers(const std::string& key) {
+    std::vector<long> out;
+    for (const py::handle e : list_of(key, "a list of int",
+                                      [](const py::handle& e) { return py::isinstance<py::int_>(e); }))
+      out.push_back(saturated_long(e));
+    return out;
+  }
+  /// Heads per layer: a list or tuple of ints, an int (one layer) or "2,2", read by the
+  /// command's parser as the text "2,2".
   std::optional<std::vector<long>> heads(const std::string& key) {
     const py::object* v = take(key);
     if (v == nullptr) return std::nullopt;
-    return heads_of(call_, key, *v);
+    return targets::parse_heads(heads_text(call_, key, *v), SourceLocation{key, 0, 0});
   }
   /// Values of the formula's integers: {"D": 3} (or ["D=3"]), as the command's --set D=3.
   std::vector<std::string> sets(const std::string& key) {
@@ -192,27 +220,31 @@ class Options {
     }
     return out;
   }
-  /// A run setting (numeric/run_settings.hpp), under its name or its old one, read as its type;
-  /// its own check comes when it is set.
-  std::optional<numeric::SettingValue> setting(const numeric::Setting& s) {
+  /// A run setting (numeric/run_settings.hpp), under its name or its old one, of its type: as
+  /// the text its option takes on the command line (an int's digits, a float's repr, "2,2",
+  /// true or false), which the command's parser and check then read.
+  std::optional<std::string> setting(const numeric::Setting& s) {
     std::string key(s.name);
     if (!has(key) && !s.old_name.empty() && has(std::string(s.old_name))) key = s.old_name;
     if (!has(key)) {
       used_.insert(key);  // a keyword train() takes, for the message of an unknown one
       return std::nullopt;
     }
+    const py::object v = *take(key);
+    const bool is_int = py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v);
     switch (s.type) {
       case numeric::SettingType::kInteger:
       case numeric::SettingType::kSeed:
-        return numeric::SettingValue(numeric::Index{integer(key, 0)});
+        if (!is_int) fail(key, "an int", v);
+        return py::str(v).cast<std::string>();
       case numeric::SettingType::kNumber:
-        return real(key, 0);
+        if (!is_int && !py::isinstance<py::float_>(v)) fail(key, "a number", v);
+        return py::repr(v).cast<std::string>();
       case numeric::SettingType::kFlag:
-        return flag(key, false);
-      case numeric::SettingType::kHeads: {
-        const std::vector<long> h = *heads(key);
-        return std::vector<numeric::Index>(h.begin(), h.end());
-      }
+        if (!py::isinstance<py::bool_>(v)) fail(key, "a bool", v);
+        return v.cast<bool>() ? "true" : "false";
+      case numeric::SettingType::kHeads:
+        return heads_text(call_, key, v);
       case numeric::SettingType::kText:
         break;
     }
@@ -230,34 +262,40 @@ class Options {
     }
   }
 
-  static std::vector<long> heads_of(const std::string& call, const std::string& key,
-                                    const py::object& v) {
-    if (py::isinstance<py::str>(v)) {
-      return targets::parse_heads(v.cast<std::string>(), SourceLocation{key, 0, 0});
-    }
-    if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v)) {
-      return heads_of(call, key, py::make_tuple(v));
-    }
-    if (!(py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)))
-      throw py::type_error(fmt::format("{}(): {} must be a list of ints such as [2, 2], got {}",
-                                       call, key, py::repr(v).cast<std::string>()));
-    std::vector<long> out;
+  /// Heads as the command line writes them: "2,2" for [2, 2], (2, 2), 2 (one layer) or "2,2".
+  static std::string heads_text(const std::string& call, const std::string& key,
+                                const py::object& v) {
+    if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+    if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v))
+      return py::str(v).cast<std::string>();
+    const auto wrong = [&] {
+      return py::type_error(fmt::format("{}(): {} must be a list of ints such as [2, 2], got {}",
+                                        call, key, py::repr(v).cast<std::string>()));
+    };
+    if (!(py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v))) throw wrong();
+    std::string out;
     for (const py::handle e : v) {
-      if (py::isinstance<py::bool_>(e) || !py::isinstance<py::int_>(e))
-        throw py::type_error(fmt::format("{}(): {} must be a list of ints such as [2, 2], got {}",
-                                         call, key, py::repr(v).cast<std::string>()));
-      const long h = e.cast<long>();
-      if (h < 1) {
-        throw InputError(SourceLocation{key, 0, 0},
-                         fmt::format("heads per layer must be positive integers (got {})", h));
-      }
-      out.push_back(h);
+      if (py::isinstance<py::bool_>(e) || !py::isinstance<py::int_>(e)) throw wrong();
+      out += (out.empty() ? "" : ",") + py::str(e).cast<std::string>();
     }
-    if (out.empty()) throw InputError(SourceLocation{key, 0, 0}, "at least one layer is needed");
     return out;
   }
 
  private:
+  /// The list or tuple under `key` (an empty list when not given), each element of the type
+  /// `fits` accepts (never a bool); a TypeError otherwise.
+  template <class Fits>
+  py::list list_of(const std::string& key, const char* what, Fits fits) {
+    const py::object* v = take(key);
+    py::list out;
+    if (v == nullptr) return out;
+    if (!(py::isinstance<py::list>(*v) || py::isinstance<py::tuple>(*v))) fail(key, what, *v);
+    for (const py::handle e : *v) {
+      if (py::isinstance<py::bool_>(e) || !fits(e)) fail(key, what, *v);
+      out.append(e);
+    }
+    return out;
+  }
   const py::object* take(const std::string& key) {
     used_.insert(key);
     const auto it = values_.find(key);
@@ -309,13 +347,11 @@ py::object catalogue_entries(const std::string& directory, const std::vector<std
 }
 
 py::object check(const std::string& directory, const std::vector<std::string>& added,
-                 const std::vector<std::string>& target_files, long timeout_ms,
+                 const std::vector<std::string>& target_files, const py::int_& timeout_ms,
                  const std::string& format) {
-  if (timeout_ms < 1) throw InputError("timeout_ms must be positive");
+  const theorems::CheckOptions options = session::check_options(saturated_long(timeout_ms));
   theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::add_derived_bounds(catalogue, target_files);
-  theorems::CheckOptions options;
-  options.solver_timeout_ms = static_cast<unsigned>(timeout_ms);
   theorems::CheckReport result;
   {
     py::gil_scoped_release release;
@@ -375,7 +411,8 @@ session::TargetRequest target_request(const std::string& source, Options& o) {
   t.source = source;
   t.name = o.text("name");
   t.sets = o.sets("set");
-  t.token_dim = o.integer("d", 0);
+  const long d = o.integer("d", 0);
+  if (o.has("d")) t.token_dim = d;  // checked by the request, as the command's --d
   t.positional = o.text("pe");  // checked by resolve, as on the command line
   return t;
 }
@@ -450,7 +487,7 @@ py::object construct(const std::string& source, const std::string& directory,
   if (format != "data" && format != "text" && format != "json")
     throw py::value_error("construct(): format must be 'data', 'text' or 'json', got '" + format +
                           "'");
-  const targets::TargetSpec spec = session::construction_target(t);
+  const targets::TargetSpec spec = session::construction_target(t, arch, options);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   construct::Construction c;
@@ -471,17 +508,16 @@ py::object construct_sweep(const std::string& source, const std::string& directo
   const session::ArchitectureRequest arch = architecture_request(o);
   const construct::ConstructOptions options = construct_options(o);
   session::ConstructionSweep sweep;
-  sweep.betas = o.numbers("betas", false);
-  for (const double w : o.numbers("widths", true)) sweep.widths.push_back(static_cast<long>(w));
-  for (const double n : o.numbers("Ts", true)) sweep.lengths.push_back(static_cast<long>(n));
+  sweep.betas = o.numbers("betas");
+  sweep.widths = o.integers("widths");
+  sweep.lengths = o.integers("Ts");
   o.finish();
-  const targets::TargetSpec spec = session::construction_target(t);
   const theorems::Catalogue catalogue = load_catalogue(directory, added);
   theorems::Engine engine(catalogue);
   session::ConstructionSweepResult r;
   {
     py::gil_scoped_release release;
-    r = session::construct_sweep(engine, spec, arch, options, sweep);
+    r = session::construct_sweep(engine, t, arch, options, sweep);
   }
   return to_py(session::sweep_json(r));
 }
@@ -528,10 +564,10 @@ py::dict train(const py::dict& kwargs) {
   request.target_name = o.text("name");
   request.sets = o.sets("set");
   for (const numeric::Setting& s : numeric::run_settings()) {
-    const std::optional<numeric::SettingValue> v = o.setting(s);
+    const std::optional<std::string> v = o.setting(s);
     if (!v) continue;
     try {
-      s.set(request.settings, *v);
+      s.set(request.settings, numeric::parse_setting(s, *v));
     } catch (const InputError& e) {
       throw InputError(SourceLocation{std::string(s.name), 0, 0}, e.message());
     }
@@ -708,7 +744,11 @@ py::list verify(const std::vector<std::string>& experiments, const std::string& 
 py::object spend_budget(const std::vector<std::string>& experiments,
                         const std::string& experiments_dir, const std::string& directory,
                         const std::vector<std::string>& added, const std::string& profile,
-                        const std::string& results, const std::string& budget, long workers) {
+                        const std::string& results, const std::string& budget,
+                        const py::int_& workers_given) {
+  // The command's checks, in its order: before the specs are read.
+  const long workers = saturated_long(workers_given);
+  session::check_workers(workers);
   const double seconds = experiments::parse_duration(budget);
   const std::vector<experiments::ExperimentSpec> specs =
       experiments::load_specs(experiments, experiments_dir);

@@ -2,18 +2,40 @@
 
 #include <filesystem>
 #include <set>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/run_settings.hpp"
 
 namespace infoflow::session {
 
-targets::TargetSpec construction_target(const TargetRequest& target) {
+namespace {
+
+void check_construction(const TargetRequest& target, const ArchitectureRequest& architecture,
+                        const construct::ConstructOptions& options) {
+  if (!architecture.heads)
+    throw InputError("construct needs --heads (the architecture to build)");
+  architecture.check();
+  options.validate();
+  target.check();
+}
+
+}  // namespace
+
+targets::TargetSpec construction_target(const TargetRequest& target,
+                                        const ArchitectureRequest& architecture,
+                                        const construct::ConstructOptions& options) {
+  check_construction(target, architecture, options);
   targets::TargetSpec spec = target.resolve(true).front();
   if (spec.set.count("T") == 0) spec.set["T"] = 8;
   return spec;
+}
+
+std::uint64_t parse_seed(std::string_view text) {
+  return std::get<std::uint64_t>(numeric::parse_setting(*numeric::find_setting("seed"), text));
 }
 
 construct::Construction construct(theorems::Engine& engine, const targets::TargetSpec& spec,
@@ -155,10 +177,23 @@ void fit_sweep(const ConstructionSweep& sweep, ConstructionSweepResult& r) {
 
 }  // namespace
 
-ConstructionSweepResult construct_sweep(theorems::Engine& engine, const targets::TargetSpec& spec,
+ConstructionSweepResult construct_sweep(theorems::Engine& engine, const TargetRequest& target,
                                         const ArchitectureRequest& architecture,
                                         const construct::ConstructOptions& options,
                                         ConstructionSweep sweep) {
+  check_construction(target, architecture, options);
+  for (const double beta : sweep.betas) {
+    construct::ConstructOptions o = options;
+    o.beta = beta;
+    o.validate();
+  }
+  for (const long width : sweep.widths) {
+    construct::ConstructOptions o = options;
+    o.ffn_width = width;
+    o.validate();
+  }
+  for (const long tokens : sweep.lengths) limits::check_in_range(tokens, 1, limits::kTokens, "T");
+  const targets::TargetSpec spec = construction_target(target, architecture, options);
   if (sweep.betas.empty()) sweep.betas.push_back(options.beta);
   if (sweep.widths.empty()) sweep.widths.push_back(options.ffn_width);
   if (sweep.lengths.empty()) sweep.lengths.push_back(spec.set.at("T"));

@@ -9,6 +9,7 @@ namespace infoflow::session {
 Derived derive(theorems::Engine& engine, const TargetRequest& target,
                const ArchitectureRequest& architecture, bool conditions_wanted) {
   Derived out;
+  architecture.check();  // before the target is read: its canonical forms may take seconds
   out.specs = target.resolve(false);
   if (out.specs.size() == 1)
     out.unset = targets::unset_integer_for_conditions(out.specs.front(), conditions_wanted);

@@ -9,6 +9,7 @@ namespace infoflow::session {
 
 Planned plan(theorems::Engine& engine, const TargetRequest& target,
              const ArchitectureRequest& architecture) {
+  architecture.check();  // before the target is read: its canonical forms may take seconds
   const targets::TargetSpec spec = target.resolve(true).front();
   Planned out{theorems::to_target(spec), {}, ""};
   const theorems::Architecture base = architecture.for_target(spec);

@@ -11,8 +11,10 @@ experiments::ResultStore PreparedSweep::store(const experiments::ExperimentSpec&
 }
 
 void check_workers(long workers) {
-  if (workers < 0 || workers > kMaxWorkers)
-    throw InputError("workers must be 0 (one per core) to " + std::to_string(kMaxWorkers));
+  if (workers < 0 || workers > kMaxWorkers) {
+    throw InputError("workers must be between 0 (one per core) and " +
+                     std::to_string(kMaxWorkers) + " (got " + std::to_string(workers) + ")");
+  }
 }
 
 PreparedSweep prepare_sweep(const SweepRequest& request,

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "infoflow/core/architecture.hpp"
 #include "infoflow/core/error.hpp"
@@ -27,9 +29,37 @@ std::string join(const std::vector<std::string>& names) {
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
 }
+
+/// "D=3" as (D, 3); InputError unless NAME=INTEGER with the integer at least 1 (T at most
+/// limits::kTokens).
+std::pair<std::string, long> parse_set(const std::string& s) {
+  const std::size_t eq = s.find('=');
+  long value = 0;
+  const char* end = s.data() + s.size();
+  const bool whole = eq != std::string::npos && eq > 0 && [&] {
+    const auto [stop, error] = std::from_chars(s.data() + eq + 1, end, value);
+    return stop == end && error == std::errc();
+  }();
+  if (!whole) throw InputError("--set needs NAME=INTEGER, e.g. D=3 (got '" + s + "')");
+  std::string key = s.substr(0, eq);
+  // Every named integer counts something (tokens, comparisons, a rank, positions): >= 1.
+  if (value < 1) throw InputError("--set " + s + ": " + key + " must be at least 1");
+  if (key == "T" && value > limits::kTokens) {
+    throw InputError("--set " + s + ": T must be between 1 and " + std::to_string(limits::kTokens));
+  }
+  return {std::move(key), value};
+}
+
 }  // namespace
 
+void TargetRequest::check() const {
+  if (token_dim) limits::check_in_range(*token_dim, 1, limits::kTokenDim, "d");
+  if (!positional.empty()) (void)core::parse_positional_encoding(positional);
+  for (const std::string& s : sets) (void)parse_set(s);
+}
+
 std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {
+  check();
   // One parser for the words, as for train and spec files (core/architecture.hpp).
   const bool with_positions =
       !positional.empty() &&
@@ -37,13 +67,14 @@ std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {
   std::vector<targets::TargetSpec> specs;
   bool named_formula = false;  // --name named the formula, rather than picked a file's target
   std::error_code ignored;     // an unreadable or overlong name is simply not a file here
-  if ((file_only || could_be_file_name(source)) &&
-      std::filesystem::is_regular_file(source, ignored)) {
+  const bool looks_like_file =
+      could_be_file_name(source) &&
+      (source.ends_with(".toml") || source.find('/') != std::string::npos);
+  // A FIFO or a device is read as a file is; a folder named like a file is refused as one.
+  if ((file_only || could_be_file_name(source)) && std::filesystem::exists(source, ignored) &&
+      (file_only || looks_like_file || !std::filesystem::is_directory(source, ignored))) {
     specs = targets::load_targets(source);
   } else {
-    const bool looks_like_file =
-        could_be_file_name(source) &&
-        (source.ends_with(".toml") || source.find('/') != std::string::npos);
     if (file_only || looks_like_file) {
       // 1/0 is a formula too, but one of no token: say so beside the missing file.
       bool formula = false;
@@ -80,36 +111,28 @@ std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {
   }
   for (targets::TargetSpec& t : specs) {
     for (const std::string& s : sets) {
-      const std::size_t eq = s.find('=');
-      long value = 0;
-      std::size_t used = 0;
-      try {
-        value = eq == std::string::npos ? 0 : std::stol(s.substr(eq + 1), &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (eq == std::string::npos || eq == 0 || used == 0 || eq + 1 + used != s.size()) {
-        throw InputError("--set needs NAME=INTEGER, e.g. D=3 (got '" + s + "')");
-      }
-      const std::string key = s.substr(0, eq);
+      const auto [key, value] = parse_set(s);
       const std::vector<std::string>& known = t.formula.free_integers();
       if (key != "T" && std::find(known.begin(), known.end(), key) == known.end()) {
         throw InputError("--set " + s + ": the formula of " + t.name + " has no integer " + key +
                          (known.empty() ? std::string(" (it names none)")
                                         : " (its integers: " + join(known) + ")"));
       }
-      // Every named integer counts something (tokens, comparisons, a rank, positions): >= 1.
-      if (value < 1) throw InputError("--set " + s + ": " + key + " must be at least 1");
-      if (key == "T" && value > limits::kTokens) {
-        throw InputError("--set " + s + ": T must be between 1 and " +
-                         std::to_string(limits::kTokens));
-      }
       t.set[key] = value;
     }
-    if (token_dim > 0) t.token_dim = token_dim;
+    if (token_dim) t.token_dim = *token_dim;
     if (!positional.empty()) t.positional = with_positions;
   }
   return specs;
+}
+
+void ArchitectureRequest::check() const {
+  core::Architecture shape;
+  shape.heads = heads.value_or(std::vector<long>{1});
+  shape.embedding = embedding;
+  shape.head_dim = head_dim;
+  shape.token_dim = 1;  // d is the target's, checked by TargetRequest::check
+  shape.validate();
 }
 
 theorems::Architecture ArchitectureRequest::for_target(const targets::TargetSpec& spec) const {

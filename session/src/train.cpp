@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/architecture.hpp"
+#include "infoflow/core/atomic_file.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/experiments/settings_json.hpp"
 #include "infoflow/numeric/build.hpp"
@@ -22,7 +23,7 @@ std::unique_ptr<numeric::Task> formula_task(const TrainRequest& r) {
   t.source = r.formula.empty() ? r.target_file : r.formula;
   t.name = r.target_name;
   t.sets = r.sets;
-  t.token_dim = r.settings.task.token_dim;
+  if (r.settings.task.token_dim > 0) t.token_dim = r.settings.task.token_dim;  // 0: the target's
   t.file_only = !r.target_file.empty();
   targets::TargetSpec spec = t.resolve(true).front();
   if (r.tokens_given || spec.set.count("T") == 0) spec.set["T"] = r.settings.task.tokens;
@@ -69,6 +70,8 @@ PreparedRun prepare_training(const TrainRequest& request) {
       t.rank, t.positions, t.norm == numeric::NormKind::kPlain ? "plain" : "squared",
       numeric::kCodeVersion, numeric::instruction_set(), numeric::build_type());
   s.training.validate();
+  // Written at the first checkpoint or the end: a path that cannot be written is refused now.
+  if (!s.training.checkpoint.empty()) check_output_path(s.training.checkpoint);
   return run;
 }
 

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
+
+#include "infoflow/core/limits.hpp"
+#include "infoflow/core/read_file.hpp"
 
 namespace infoflow::targets {
 
@@ -186,12 +188,7 @@ std::vector<long> parse_heads(const std::string& text, const SourceLocation& whe
 }
 
 std::vector<TargetSpec> load_targets(const fs::path& file) {
-  if (!fs::is_regular_file(file))
-    throw InputError(SourceLocation{file.string(), 0, 0}, "no such target file");
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_targets(text.str(), file);
+  return parse_targets(read_input_file(file, limits::kTextFileBytes, "target file"), file);
 }
 
 std::vector<TargetSpec> parse_targets(std::string_view text, const fs::path& file) {

@@ -386,10 +386,14 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
       {"derive 'max(t) dott(x[t], a)'", "unknown function 'dott'"},
       {"derive 'max(t) dot(x[t])'", "dot() takes 2 arguments, not 1"},
       {"derive 'max(s, t) dot(x[s], x[s])'", "index 't' is bound but not used"},
-      {"derive 'min(s != t) dot(x[s], x[t])' --heads 0,1", "layer 1's head count must be between 1 and 256 (got 0)"},
+      // --heads is read by train's parser, as Python's heads are; ranges by the architecture's.
+      {"derive 'min(s != t) dot(x[s], x[t])' --heads 0,1",
+       "--heads: error: heads must be positive integers separated by commas, e.g. 2,2 (got '0,1')"},
+      {"derive 'min(s != t) dot(x[s], x[t])' --heads 300",
+       "layer 1's head count must be between 1 and 256 (got 300)"},
       {"derive 'min(s != t) dot(x[s], x[t])' --heads 3 --E 16", "3 heads do not divide E = 16"},
       // d = 0 once meant "the target's d" silently, and d = -1 too.
-      {"derive 'max(t) dot(a, x[t])' --d 0", "--d: Value 0 not in range 1 to 65536"},
+      {"derive 'max(t) dot(a, x[t])' --d 0", "d must be between 1 and 65536 (got 0)"},
       {"train --formula 'max(t) dot(a, x[t])' --d -1", "--d: d must be between 1 and 65536 (got -1)"},
       {"derive 'sum(i = 1..D) max(t) dot(a[i], x[t])' --format json",
        "the formula needs values for D (e.g. --set D=3)"},

@@ -69,8 +69,14 @@ BOOST_AUTO_TEST_CASE(durations_and_what_is_not_one) {
   BOOST_TEST(ex::parse_duration("90s") == 90.0);
   BOOST_TEST(ex::parse_duration("15m") == 900.0);
   BOOST_TEST(ex::parse_duration("1h30m") == 5400.0);
-  BOOST_TEST(ex::parse_duration("2.5") == 2.5);
-  for (const char* bad : {"", "abc", "-5m", "0", "5x", "1h-2m", "nan"})
+  BOOST_TEST(ex::parse_duration("2.5h") == 9000.0);
+  BOOST_TEST(ex::parse_duration("1h0m1s") == 3601.0);
+  BOOST_TEST(ex::parse_duration("1s") == 1.0);
+  BOOST_TEST(ex::parse_duration("8760h") == 31536000.0);  // a year, the limit
+  // Issue 43: one grammar, a number and a unit; zero refused as every other duration below 1 s.
+  for (const char* bad : {"", "abc", "-5m", "0", "5x", "1h-2m", "nan", "2.5", "90", "1e9",
+                          "0x10s", "1e-9s", "0s", "0.5s", "30m1h", "1h1h", "+5m", ".5m", "5.m",
+                          "8761h"})
     BOOST_CHECK_THROW((void)ex::parse_duration(bad), infoflow::InputError);
   BOOST_TEST(ex::duration_text(45) == "45 s");
   BOOST_TEST(ex::duration_text(900) == "15.0 min");

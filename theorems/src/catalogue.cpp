@@ -7,6 +7,9 @@
 
 #include <toml++/toml.h>
 
+#include "infoflow/core/limits.hpp"
+#include "infoflow/core/read_file.hpp"
+
 namespace infoflow::theorems {
 namespace {
 
@@ -105,7 +108,8 @@ Enum parse_enum(const std::string& text, const std::vector<std::pair<std::string
 
 toml::table parse_toml(const fs::path& file) {
   try {
-    return toml::parse_file(file.string());
+    return toml::parse(read_input_file(file, limits::kTextFileBytes, "catalogue file"),
+                       file.string());
   } catch (const toml::parse_error& e) {
     throw InputError(location(file, e.source()), std::string(e.description()));
   }

@@ -5,6 +5,7 @@
 /// Umbrella header of the workflow layer: what the `infoflow` command and the Python module
 /// both call, so that neither front end holds logic the other lacks.
 
+#include "infoflow/session/check.hpp"
 #include "infoflow/session/compare.hpp"
 #include "infoflow/session/construct.hpp"
 #include "infoflow/session/derive.hpp"

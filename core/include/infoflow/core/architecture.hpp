@@ -100,10 +100,7 @@ struct Architecture {
 
  protected:
   static void in_range(long value, long low, long high, const std::string& what) {
-    if (value < low || value > high) {
-      throw InputError(what + " must be between " + std::to_string(low) + " and " +
-                       std::to_string(high) + " (got " + std::to_string(value) + ")");
-    }
+    limits::check_in_range(value, low, high, what);
   }
 };
 

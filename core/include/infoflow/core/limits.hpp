@@ -8,6 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "infoflow/core/error.hpp"
 
 namespace infoflow::limits {
 
@@ -33,6 +36,30 @@ inline constexpr std::int64_t kEvaluationCost = 100'000'000;
 /// Runs of an experiment, all its profiles together (each profile makes the product of its
 /// lists); every run is checked when the spec is loaded. The shipped specs have at most 432.
 inline constexpr std::int64_t kRuns = 1'000;
+
+/// Milliseconds the solver may take on one query of `check` (`--timeout-ms`): an hour.
+inline constexpr long kSolverTimeoutMs = 3'600'000;
+/// A time budget (`--budget`): a year.
+inline constexpr std::int64_t kBudgetSeconds = 365LL * 24 * 3600;
+
+/// Bytes of one file read as input (core/read_file.hpp): a file this long is refused before it is
+/// read, and an endless one (a device, a FIFO that never closes) is refused at the limit.
+inline constexpr std::uint64_t kTextFileBytes = std::uint64_t{64} << 20;  ///< TOML: targets,
+                                                                         ///< catalogues, specs
+/// A results file (JSON lines): a record with its curve takes a few kilobytes, and a spec makes at
+/// most kRuns runs.
+inline constexpr std::uint64_t kResultsFileBytes = std::uint64_t{1} << 30;
+/// A checkpoint: the parameters and AdamW's two moments, about 350 million parameters in float32.
+inline constexpr std::uint64_t kCheckpointBytes = std::uint64_t{4} << 30;
+
+/// Throws InputError "WHAT must be between LOW and HIGH (got VALUE)" unless low <= value <= high:
+/// the one message of a value out of its range, its bounds as the user writes them.
+inline void check_in_range(long value, long low, long high, const std::string& what) {
+  if (value < low || value > high) {
+    throw InputError(what + " must be between " + std::to_string(low) + " and " +
+                     std::to_string(high) + " (got " + std::to_string(value) + ")");
+  }
+}
 
 }  // namespace infoflow::limits
 

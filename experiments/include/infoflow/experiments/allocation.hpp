@@ -72,7 +72,9 @@ BudgetSummary spend_budget(const std::vector<ExperimentSpec>& specs, const std::
 /// What a budget spent and what is left, as `verify` and `report` print it.
 std::string budget_text(const BudgetSummary& s, double budget);
 
-/// "90s", "15m", "2h", "1h30m" or a number of seconds, as seconds; throws InputError otherwise.
+/// A duration as seconds: numbers (digits, a decimal point) with the units h, m and s, each once
+/// and largest first ("90s", "15m", "2.5h", "1h30m"), from 1 s to limits::kBudgetSeconds; throws
+/// InputError otherwise (a unitless number, a sign, an exponent, zero).
 double parse_duration(const std::string& text);
 
 /// "45 s", "3 min", "1.5 h".

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,8 +21,15 @@
 
 namespace infoflow::session {
 
-/// The one target asked for, with T = 8 unless set.
-targets::TargetSpec construction_target(const TargetRequest& target);
+/// The one target asked for, with T = 8 unless set, after every check that needs no engine
+/// (heads given and dividing E, the options' ranges). Throws InputError.
+targets::TargetSpec construction_target(const TargetRequest& target,
+                                        const ArchitectureRequest& architecture,
+                                        const construct::ConstructOptions& options);
+
+/// construct's --seed and --task-seed as written (Python's seed and task_seed as their digits):
+/// train's own seed parser, 0 to 2^64 - 1. Throws InputError.
+std::uint64_t parse_seed(std::string_view text);
 
 /// Throws InputError without heads (the architecture to build) or for invalid options.
 construct::Construction construct(theorems::Engine& engine, const targets::TargetSpec& spec,
@@ -59,8 +67,9 @@ struct ConstructionSweepResult {
   std::uint64_t seed = 1;   ///< the bootstrap's
 };
 
-/// Every combination of the sweep's values; throws InputError as construct does.
-ConstructionSweepResult construct_sweep(theorems::Engine& engine, const targets::TargetSpec& spec,
+/// Every combination of the sweep's values, each value checked before the target is read or any
+/// construction built; throws InputError as construct does.
+ConstructionSweepResult construct_sweep(theorems::Engine& engine, const TargetRequest& target,
                                         const ArchitectureRequest& architecture,
                                         const construct::ConstructOptions& options,
                                         ConstructionSweep sweep);

@@ -32,7 +32,8 @@ struct Derived {
 };
 
 /// `conditions_wanted`: an unset integer is answered with conditions (the text and data
-/// forms) rather than refused.
+/// forms) rather than refused. The options are checked before the target is read
+/// (ArchitectureRequest::check, TargetRequest::check); throws InputError.
 Derived derive(theorems::Engine& engine, const TargetRequest& target,
                const ArchitectureRequest& architecture, bool conditions_wanted);
 

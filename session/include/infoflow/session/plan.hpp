@@ -20,6 +20,7 @@ struct Planned {
   std::string note;  ///< how the architecture was chosen when no heads were given; else empty
 };
 
+/// The options are checked before the target is read, as derive's; throws InputError.
 Planned plan(theorems::Engine& engine, const TargetRequest& target,
              const ArchitectureRequest& architecture);
 
