@@ -192,7 +192,8 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
     const std::string smallest =
         d.search.smallest ? fmt::format("$L = {}$, $h = {}$", d.search.smallest->architecture.layers(),
                                         d.search.smallest->architecture.heads_text())
-        : d.search.undecided ? "undecided (outside the framework)"
+        : d.search.undecided ? (d.search.capped > 0 ? "undecided (search cap reached)"
+                                                    : "undecided (outside the framework)")
                              : "none";
     std::string set;
     for (const auto& [name, value] : t.bindings)
@@ -437,7 +438,6 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
                        symbolic::canonical(s.readout_size));
   }
   if (!p.reason.empty()) out += "  because " + p.reason + "\n";
-  if (p.truncated) out += "  (the placement search hit its node budget: the best plan found is shown)\n";
   out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n", rate_text(t, p),
                      theorems::to_text(p.verdict), p.dominant,
                      p.entries.empty() ? "none" : fmt::format("{}", fmt::join(p.entries, ", ")));

@@ -87,6 +87,8 @@ std::string to_text(Verdict v) {
       return "not computable";
     case Verdict::kOutsideFramework:
       return "outside the framework";
+    case Verdict::kUndecided:
+      return "undecided";
   }
   return "";
 }
@@ -199,13 +201,14 @@ symbolic::Rate Plan::rate_at(long tokens) const {
 }
 
 bool Plan::priced() const {
-  return verdict != Verdict::kNotComputable && verdict != Verdict::kOutsideFramework;
+  return verdict != Verdict::kNotComputable && verdict != Verdict::kOutsideFramework &&
+         verdict != Verdict::kUndecided;
 }
 
 // ---- engine --------------------------------------------------------------------------------
 
-Engine::Engine(const Catalogue& catalogue, CostModel costs)
-    : catalogue_(catalogue), costs_(std::move(costs)) {
+Engine::Engine(const Catalogue& catalogue, CostModel costs, long node_cap)
+    : catalogue_(catalogue), costs_(std::move(costs)), node_cap_(node_cap) {
   for (const std::string& id : {costs_.efficient, costs_.decoding, costs_.kth, costs_.mean}) {
     if (catalogue_.find(id) == nullptr) {
       throw InputError("the InfoFlow engine prices its steps by catalogue entry '" + id +
@@ -505,7 +508,13 @@ Plan Engine::plan_program(const Program& program, const Architecture& arch) {
     return p;
   }
   const detail::PriceModel prices = pricer.model();
-  const detail::PlacementResult placed = detail::place(program, arch, prices);
+  const detail::PlacementResult placed = detail::place(program, arch, prices, false, node_cap_);
+  if (placed.truncated) {  // the best found need not be the cheapest: no guess
+    p.verdict = Verdict::kUndecided;
+    p.reason = cap_reason(arch);
+    p.truncated = true;
+    return p;
+  }
   const Plan fallback = aggregation_plan(
       pricer, arch,
       placed.best ? ""
@@ -527,10 +536,15 @@ Plan Engine::plan_program(const Program& program, const Architecture& arch) {
       p.reason = "global aggregation is cheaper here than the best placement's k-th retrieval";
     }
   }
-  p.truncated = placed.truncated;
   p.verdict = price_of(p.exponent).slope == 0 ? Verdict::kEfficient : Verdict::kExponentialInT;
   if (p.verdict == Verdict::kEfficient) p.reason.clear();
   return p;
+}
+
+std::string Engine::cap_reason(const Architecture& architecture) const {
+  return fmt::format("search cap reached: the placement search on {} stopped at its cap of {} "
+                     "nodes before deciding",
+                     architecture.heads_text(), node_cap_);
 }
 
 Search Engine::search(const Target& target, const Architecture& base, long max_layers,
@@ -565,6 +579,16 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
     return std::make_tuple(x.widest(), x.layers(), x.total_heads(), x.heads) <
            std::make_tuple(y.widest(), y.layers(), y.total_heads(), y.heads);
   };
+  const auto key = [](const std::vector<long>& h) {
+    long total = 0;
+    for (const long x : h) total += x;
+    return std::make_tuple(total, *std::max_element(h.begin(), h.end()), h);
+  };
+  // Architectures whose search reached the cap: neither efficient nor not. Where one of them
+  // could be an answer printed (the smallest, or the fewest heads at its depth), the search
+  // says so instead of answering.
+  std::vector<Architecture> capped;
+  bool answer_capped = false;
   for (long layers = 1; layers <= max_layers; ++layers) {
     std::vector<std::vector<long>> efficient;  // known efficient (monotone: more heads help)
     std::vector<std::vector<long>> not_efficient;
@@ -581,20 +605,24 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
         } else if (std::none_of(not_efficient.begin(), not_efficient.end(),
                                 [&](const auto& e) { return dominates(e, heads); })) {
           a.heads = heads;
+          bool reached_cap = false;
           for (const Program* program : programs) {
-            const detail::PlacementResult r = detail::place(*program, a, prices, true);
+            const detail::PlacementResult r =
+                detail::place(*program, a, prices, true, node_cap_);
             is_efficient = r.best && r.best->cost.slope == 0;
             if (is_efficient) break;
+            reached_cap = reached_cap || r.truncated;
           }
-          (is_efficient ? efficient : not_efficient).push_back(heads);
+          if (is_efficient) {
+            efficient.push_back(heads);
+          } else if (reached_cap) {
+            capped.push_back(a);
+          } else {
+            not_efficient.push_back(heads);
+          }
         }
       }
       if (is_efficient) {
-        const auto key = [](const std::vector<long>& h) {
-          long total = 0;
-          for (const long x : h) total += x;
-          return std::make_tuple(total, *std::max_element(h.begin(), h.end()), h);
-        };
         if (!fewest || key(heads) < key(*fewest)) fewest = heads;
         const auto narrow = [&](const std::vector<long>& h) {
           const auto [total, widest, all] = key(h);
@@ -607,6 +635,9 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
       if (i == heads.size()) break;
       ++heads[i];
     }
+    for (const Architecture& c : capped) {
+      if (c.layers() == layers && (!fewest || key(c.heads) < key(*fewest))) answer_capped = true;
+    }
     if (fewest) {
       a.heads = *fewest;
       out.per_depth.push_back(plan(target, a));
@@ -615,6 +646,24 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
         out.smallest = *narrowest == *fewest ? out.per_depth.back() : plan(target, a);
       }
     }
+  }
+  for (const Architecture& c : capped) {
+    if (!out.smallest || smaller(c, out.smallest->architecture)) answer_capped = true;
+  }
+  out.capped = static_cast<long>(capped.size());
+  for (const Plan& p : out.per_depth) out.capped += p.truncated ? 1 : 0;
+  if (out.smallest && out.smallest->truncated &&
+      std::none_of(out.per_depth.begin(), out.per_depth.end(), [&](const Plan& p) {
+        return p.architecture.heads == out.smallest->architecture.heads;
+      }))
+    ++out.capped;
+  if (answer_capped) {
+    out.undecided = fmt::format(
+        "search cap reached: the placement search stopped at its cap of {} nodes on {} of the {} "
+        "architectures (the first {}), any of which may be the answer",
+        node_cap_, capped.size(), out.architectures, capped.front().heads_text());
+    out.smallest.reset();
+    out.per_depth.clear();
   }
   if (!plannable) {  // no rule covers the target: no answer, not "none is efficient"
     a.heads = {1};

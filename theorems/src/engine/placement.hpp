@@ -5,6 +5,7 @@
 // (layer, token class) slot, at most h_l actions per layer and class, each after what it reads;
 // the cheapest placement wins. Internal to the engine.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,18 +61,33 @@ struct Sizes {
   std::vector<long> token;    ///< |I(t, l)|, l = 0..L
   std::vector<long> readout;  ///< |I(T+1, l)|
 };
+
+/// What the actions of one (layer, token class) add to its information set: `scaled` copies of
+/// the tokens' set before the layer (a retrieval fetches one token's set, a gathering of p
+/// positions p of them), and `single` values (a mean fetches one).
+struct Fetches {
+  long scaled = 0;
+  long single = 0;
+};
+/// Per layer 0..L, [tokens, readout].
+using FetchTable = std::vector<std::array<Fetches, 2>>;
+/// What quantity `quantity` adds where its action is placed.
+Fetches fetches_of(const Quantity& quantity);
+/// The sizes from what each layer fetches (a carry is one scaled fetch at the readout).
+Sizes sizes_from(const FetchTable& fetches, long layers);
 Sizes sizes_of(const Program& program, const Placement& placement, long layers);
 
 struct PlacementResult {
   std::optional<Placement> best;
-  std::string unplaced;  ///< when none: the quantity that found no slot
-  bool truncated = false;
+  std::string unplaced;  ///< when none (and the search was complete): the quantity that found no slot
+  bool truncated = false;  ///< the search reached its node cap: `best` may not be the cheapest
 };
 
 /// The cheapest placement; with `first_efficient`, the first whose cost does not grow with T
-/// (enough to decide a verdict).
+/// (enough to decide a verdict; `unplaced` is then left empty). Past `node_cap` nodes the search
+/// stops and says so (`truncated`).
 PlacementResult place(const Program& program, const Architecture& architecture,
-                      const PriceModel& prices, bool first_efficient = false);
+                      const PriceModel& prices, bool first_efficient, long node_cap);
 
 }  // namespace infoflow::theorems::detail
 

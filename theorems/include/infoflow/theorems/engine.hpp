@@ -39,6 +39,7 @@ enum class Verdict {
   kSuperPolynomial,    ///< it grows because a comparison of order >= 3 forces aggregation
   kNotComputable,      ///< order-dependent target, no positional encoding
   kOutsideFramework,   ///< a construct no rule covers
+  kUndecided,          ///< the placement search reached its node cap before deciding
 };
 std::string to_text(Verdict verdict);
 
@@ -138,7 +139,7 @@ struct Plan {
   Verdict verdict = Verdict::kEfficient;
   std::string reason;                ///< why the verdict is not "efficient", "" if it is
   std::vector<std::string> entries;  ///< catalogue entries used, sorted
-  bool truncated = false;            ///< the placement search hit its node budget
+  bool truncated = false;            ///< the placement search reached its cap: kUndecided
   /// The efficient rate's exponent. No decoding costs less (rule), but a decoding of a set that
   /// grows with T keeps Theorem 3's exponent, which falls below this one at small T.
   GiNaC::ex floor = 0;
@@ -150,7 +151,8 @@ struct Plan {
   /// The rate at a given T: eps^(-exponent_at(T)).
   [[nodiscard]] symbolic::Rate rate_at(long tokens) const;
   [[nodiscard]] symbolic::Rate general_rate() const;
-  [[nodiscard]] bool priced() const;  ///< a rate exists (not "not computable" or "outside")
+  /// A rate exists (not "not computable", "outside" or "undecided").
+  [[nodiscard]] bool priced() const;
 };
 
 struct Search {
@@ -159,9 +161,12 @@ struct Search {
   long architectures = 0;        ///< how many were tried
   long max_layers = 0;
   long max_heads = 0;
-  /// Why the framework cannot decide the target (outside it): then no smallest is claimed, and
-  /// outputs say "undecided" with this reason, never "none".
+  /// Why the framework cannot decide the target (outside it, or a placement search reached its
+  /// cap where the answer depends on it): then no smallest is claimed, and outputs say
+  /// "undecided" with this reason, never "none".
   std::optional<std::string> undecided;
+  /// Placement searches that reached the cap (architectures left undecided, plans undecided).
+  long capped = 0;
 };
 
 /// When a target's named integer N (D, k, ...) has no value: for which N each architecture is
@@ -177,9 +182,16 @@ struct Condition {
   bool monotone = true;     ///< efficient for N implies efficient for every smaller N
 };
 
+/// The placement search for one architecture stops after this many nodes; the answer is then
+/// "undecided: search cap reached", never the best found so far. No target of the engine's
+/// table or of targets/targets.toml comes near it (tests/theorems/test_engine_table.cpp).
+inline constexpr long kPlacementNodeCap = 400000;
+
 class Engine {
  public:
-  explicit Engine(const Catalogue& catalogue, CostModel costs = {});
+  /// `node_cap`: kPlacementNodeCap, or less (a test of what reaching it says).
+  explicit Engine(const Catalogue& catalogue, CostModel costs = {},
+                  long node_cap = kPlacementNodeCap);
 
   /// The cheapest plan under the rules (throws InputError for an invalid architecture).
   [[nodiscard]] Plan plan(const Target& target, const Architecture& architecture);
@@ -212,8 +224,12 @@ class Engine {
  private:
   [[nodiscard]] Plan plan_program(const Program& program, const Architecture& architecture);
 
+  /// The plan's verdict and reason where the placement search reached the cap.
+  [[nodiscard]] std::string cap_reason(const Architecture& architecture) const;
+
   const Catalogue& catalogue_;
   CostModel costs_;
+  long node_cap_;
   std::map<std::string, GiNaC::ex> cache_;
 };
 
