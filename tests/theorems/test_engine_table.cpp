@@ -1,5 +1,6 @@
 // The engine on the table of targets in tests/data/engine_targets.toml: each row's verdict on
-// one architecture and the smallest efficient architecture, checked by hand against the rules.
+// one architecture and the smallest efficient architecture, checked by hand against the rules;
+// and the shipped targets planned within the placement search's cap.
 #include <string>
 #include <vector>
 
@@ -63,10 +64,34 @@ BOOST_AUTO_TEST_CASE(every_target_of_the_table_gets_the_answer_of_the_rules) {
       BOOST_TEST(!plan.truncated);
       BOOST_TEST(plan.reason.empty() == (plan.verdict == th::Verdict::kEfficient));
       const th::Search search = engine.search(target, a, 4, 8);
+      BOOST_TEST(search.capped == 0);  // no placement search reached its cap
       const std::string smallest = search.smallest    ? heads_text(search.smallest->architecture.heads)
                                    : search.undecided ? "undecided"
                                                       : "none";
       BOOST_TEST(smallest == row["smallest"].value_or(std::string()));
+    }
+  }
+}
+
+// The shipped targets as derive and `check --targets` plan them: the search over every
+// architecture and each architecture the file lists, none reaching the placement search's cap.
+BOOST_AUTO_TEST_CASE(no_shipped_target_reaches_the_placement_cap) {
+  const th::Catalogue catalogue = th::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
+  th::Engine engine(catalogue);
+  const std::vector<tg::TargetSpec> specs = tg::load_targets(INFOFLOW_TARGETS_FILE);
+  BOOST_TEST(specs.size() >= 6u);
+  for (const tg::TargetSpec& spec : specs) {
+    BOOST_TEST_CONTEXT("target " << spec.name) {
+      const th::Target target = th::to_target(spec);
+      const th::Search search =
+          engine.search(target, th::architecture_for(spec, spec.embedding, 0, {1}));
+      BOOST_TEST(search.capped == 0);
+      for (const std::vector<long>& heads : spec.architectures) {
+        const th::Plan plan =
+            engine.plan(target, th::architecture_for(spec, spec.embedding, 0, heads));
+        BOOST_TEST(!plan.truncated);
+        BOOST_TEST(plan.priced());
+      }
     }
   }
 }
