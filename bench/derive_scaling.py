@@ -45,6 +45,19 @@ def answer(output):
     return [line.strip() for line in output.splitlines() if line.strip().startswith(keep)]
 
 
+def brief(lines):
+    """The plan's verdict on (1) and the smallest efficient architecture, in a few words."""
+    verdict, smallest = "?", "none"
+    for line in lines:
+        if line.startswith("M = "):
+            verdict = line.rsplit(": ", 1)[-1]
+        elif line.startswith("smallest efficient architecture:"):
+            smallest = line.split(": ", 1)[1][:60]
+        elif line.startswith("smallest efficient"):
+            smallest = line.split(" h=", 1)[1].split(" ", 1)[0]
+    return f"(1) {verdict}, smallest {smallest}"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("old")
@@ -79,8 +92,7 @@ def main():
         elif old_answer == new_answer:
             verdict = "same"
         else:
-            verdict = "differs: " + "; ".join(
-                line for line in new_answer if line not in old_answer)[:160]
+            verdict = f"differs: old {brief(old_answer)}; new {brief(new_answer)}"
         ratio = (old_wall / new_wall) if new_wall > 0 else float("inf")
         print(f"{family:<18} {n:>5} {len(formula):>5} | {seconds(old_wall, old_out):>8} "
               f"{old_cpu:>8.2f} | {seconds(new_wall, new_out):>8} {new_cpu:>8.2f} | "
