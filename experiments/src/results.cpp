@@ -205,10 +205,10 @@ ResultStore::ResultStore(fs::path file) : file_(std::move(file)) {}
 
 std::vector<RunRecord> ResultStore::read(std::vector<std::string>* warnings) const {
   std::vector<RunRecord> out;
-  const std::optional<std::string> text =
+  const std::optional<std::string> content =
       read_input_file_if_present(file_, limits::kResultsFileBytes, "results file");
-  if (!text) return out;  // nothing run yet
-  std::istringstream in(*text);
+  if (!content) return out;  // nothing run yet
+  std::istringstream in(*content);
   const auto warn = [&](std::string message) {
     if (warnings != nullptr) warnings->push_back(std::move(message));
   };
