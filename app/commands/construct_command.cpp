@@ -35,6 +35,10 @@ void add_construct(CLI::App& app, Context& ctx) {
   cmd->add_option("--readout-width", options->readout_width,
                   "hidden width of the readout MLP (0: the FFN width)")
       ->capture_default_str();
+  cmd->add_option("--encoder-width", options->encoder_width,
+                  "hidden width of the MLP encoder, used where layer 1 reads a token-wise feature "
+                  "that is not linear in x (0: the FFN width)")
+      ->capture_default_str();
   cmd->add_option("--samples", options->samples, "fresh sequences the NMSE is measured on")
       ->capture_default_str();
   // Seeds by train's own parser (a sign is refused, not wrapped around), as Python's.

@@ -29,6 +29,8 @@ void ConstructOptions::validate() const {
   if (!(beta > 0) || !std::isfinite(beta)) throw InputError("--beta must be a positive number");
   if (ffn_width < 4 || ffn_width > 1 << 20)
     throw InputError("--ffn-width must be between 4 and 1048576");
+  if (encoder_width != 0 && (encoder_width < 4 || encoder_width > 1 << 20))
+    throw InputError("--encoder-width must be 0 (the FFN width) or between 4 and 1048576");
   if (readout_width != 0 && (readout_width < 4 || readout_width > 1 << 20))
     throw InputError("--readout-width must be 0 (the FFN width) or between 4 and 1048576");
   if (samples < 16 || samples > 1 << 22) throw InputError("--samples must be between 16 and 4194304");
@@ -167,7 +169,8 @@ class Lowering {
     config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
     config.activation = numeric::Activation::kRelu;
     // The linear encoder, a special case of the class: x and the flags are written into the
-    // stream as they are, and the plans compute what they need after it.
+    // stream as they are, and the plans compute what they need after it (prepare() asks for the
+    // MLP encoder where layer 1 reads a nonlinear token-wise feature).
     config.encoder = numeric::Encoder::kLinear;
     // Learned positions: the constructor writes indicators and one-hot codes into the table.
     config.positional = core::encoding_for(plan_.architecture.encodes_positions());
@@ -187,9 +190,9 @@ class Lowering {
       throw Failure("constructor", "the target is a constant (" + program_.constants.front() +
                                        "): no action to compile");
     }
-    const numeric::ModelConfig config = asked_config();
-    tokens_ = config.tokens;
-    d_ = config.token_dim;
+    const numeric::ModelConfig asked = asked_config();
+    tokens_ = asked.tokens;
+    d_ = asked.token_dim;
     if (d_ + 2 > plan_.architecture.embedding) {
       throw Failure("engine", fmt::format("the stream holds the token's d = {} coordinates and two "
                                           "flags: E = {} is too small",
@@ -199,7 +202,6 @@ class Lowering {
     task_ = numeric::make_formula_task(
         spec_.name, *evaluator_,
         numeric::InputDistribution{spec_.variance, spec_.min_norm, spec_.max_norm});
-    network_ = std::make_unique<Network>(config, options_.beta);
     for (std::size_t i = 0; i < program_.quantities.size(); ++i) {
       by_name_[program_.quantities[i].name] = static_cast<int>(i);
       if (program_.quantities[i].mode == Mode::kPositions) {
@@ -211,6 +213,17 @@ class Lowering {
     output_ = resolved(program_.root);
     note_selections(output_);
     for (const PlanStep& s : plan_.steps) analyse(s);
+    // The MLP encoder where layer 1 reads a token-wise feature that is not linear in x (it
+    // computes the feature, and passes x and the flags through); the linear encoder, a special
+    // case of the class, otherwise.
+    numeric::ModelConfig config = asked;
+    const bool features_first = std::any_of(feature_layer_.begin(), feature_layer_.end(),
+                                            [](const auto& f) { return f.second == 0; });
+    if (features_first) {
+      config.encoder = numeric::Encoder::kMlp;
+      config.encoder_width = options_.encoder_width > 0 ? options_.encoder_width : options_.ffn_width;
+    }
+    network_ = std::make_unique<Network>(config, options_.beta);
   }
 
   /// The target's value as an expression in the quantities' values (Program::values).
@@ -230,9 +243,24 @@ class Lowering {
     return out;
   }
 
-  /// A sum over ranges of its own (sum(p = 1..T0) x[p], E0) as the sum of its copies.
-  [[nodiscard]] std::optional<Node> unrolled(const Node& n) const {
-    if (n.op != targets::ReduceOp::kSum || n.has_key() || !n.constraints.empty()) return std::nullopt;
+  /// `n` with each reduction over ranges of its own unrolled, as far as they are.
+  [[nodiscard]] Node ranges_unrolled(const Node& n) const {  // NOLINT(misc-no-recursion)
+    if (n.kind == K::kReduce) {
+      if (const std::optional<Node> copies = unrolled(n, true)) return ranges_unrolled(*copies);
+      return n;
+    }
+    Node out = n;
+    for (Node& a : out.args) a = ranges_unrolled(a);
+    return out;
+  }
+
+  /// A sum over ranges of its own (sum(p = 1..T0) x[p], E0) as the sum of its copies; with
+  /// `extrema`, a maximum or minimum as #max or #min of them.
+  [[nodiscard]] std::optional<Node> unrolled(const Node& n, bool extrema = false) const {
+    const bool extremum = n.op == targets::ReduceOp::kMax || n.op == targets::ReduceOp::kMin;
+    if (!(n.op == targets::ReduceOp::kSum || (extrema && extremum)) || n.has_key() ||
+        !n.constraints.empty())
+      return std::nullopt;
     std::vector<Node> copies{n.args[0]};
     for (const targets::Binder& b : n.binders) {
       if (!b.has_range) return std::nullopt;
@@ -250,6 +278,14 @@ class Lowering {
         for (long v = *low; v <= *high; ++v) next.push_back(targets::substitute(c, b.name, v));
       }
       copies = std::move(next);
+    }
+    if (extremum) {
+      if (copies.empty()) return std::nullopt;
+      Node call;
+      call.kind = K::kCall;
+      call.name = n.op == targets::ReduceOp::kMax ? "#max" : "#min";
+      call.args = std::move(copies);
+      return call;
     }
     return targets::sum_of(std::move(copies));  // an empty sum is the number 0
   }
@@ -391,6 +427,14 @@ class Lowering {
       return;
     }
     if (contains_reduction(*t.node)) {
+      // Reductions over ranges of their own only (max(i = 1..2) dot(a[i], x[t])): a token-wise
+      // term, their copies.
+      if (const Node flat = ranges_unrolled(*t.node); !contains_reduction(flat)) {
+        FormTerm plain = t;
+        plain.node = std::make_shared<const Node>(flat);
+        split(plain, v, u, score, step);
+        return;
+      }
       // A reduction held at a token inside the term: its value there is a message.
       const Node value = resolved(*t.node);
       double c = t.coefficient;
@@ -592,9 +636,41 @@ class Lowering {
       throw Failure("constructor", step + ": an averaged term reads the holder");
     }
     for (const TokenFunction& piece : score.candidate) {
-      if (!affine_in_x(piece)) request_feature(piece, s.layer - 1, step);
+      if (!affine_in_x(piece)) request_feature(piece, s.layer - 1);
     }
+    if (q.mode != Mode::kMean && selected_.count(id) != 0) require_few_ties(score, q.form.minimum, step);
     scores_.emplace(id, std::move(score));
+  }
+
+  /// A selection reads the token its score picks, and where several tie at the extreme (relu's
+  /// 0 on a half-space) the target takes the first of them, which softmax does not: refused
+  /// where that happens in more than 1% of sequences (x ~ N(0, I), T tokens).
+  void require_few_ties(const Score& score, bool minimum, const std::string& step) const {
+    // What else the score reads (the holder, messages) may break the ties: not probed here.
+    if (score.candidate.empty() || score.cross.size() > 0 || !score.candidate_messages.empty()) return;
+    Rng rng(derive_seed(options_.seed, {59}));
+    constexpr int kSequences = 400;
+    int tied = 0;
+    for (int sequence = 0; sequence < kSequences; ++sequence) {
+      std::vector<double> values;
+      for (long t = 0; t < tokens_; ++t) {
+        Eigen::VectorXd x(d_);
+        for (long i = 0; i < d_; ++i) x(i) = rng.normal();
+        double value = 0;
+        for (const TokenFunction& piece : score.candidate) value += piece.f(x);
+        values.push_back(value);
+      }
+      std::sort(values.begin(), values.end());
+      if (minimum ? values[0] == values[1] : values[values.size() - 1] == values[values.size() - 2])
+        ++tied;
+    }
+    if (tied * 100 > kSequences) {
+      throw Failure("constructor", fmt::format("{}: its score ties at the extreme in {}% of "
+                                               "sequences, where the target selects the first "
+                                               "tied token and softmax averages them (the "
+                                               "constructor breaks no tie by position)",
+                                               step, 100 * tied / kSequences));
+    }
   }
 
   bool affine_in_x(const TokenFunction& piece) {
@@ -610,13 +686,9 @@ class Lowering {
     return affine.has_value();
   }
 
-  void request_feature(const TokenFunction& piece, long ffn_layer, const std::string& step) {
-    if (ffn_layer < 1) {
-      throw Failure("engine", fmt::format("{}: the score term {} is not linear in the token, so "
-                                          "an FFN must compute it first, and no layer comes "
-                                          "before layer 1",
-                                          step, piece.key));
-    }
+  /// A feature of the candidate's own x that the FFN after `ffn_layer` computes (0: the encoder,
+  /// for layer 1's steps).
+  void request_feature(const TokenFunction& piece, long ffn_layer) {
     auto [it, fresh] = feature_layer_.emplace(piece.key, ffn_layer);
     if (!fresh) it->second = std::min(it->second, ffn_layer);
     feature_functions_.emplace(piece.key, piece.f);
@@ -662,6 +734,7 @@ class Lowering {
 
   void build() {
     const long layers = plan_.architecture.layers();
+    ffn(Network::kEncoder, feature_jobs(0), {}, false);
     for (long l = 0; l < layers; ++l) {
       current_layer_ = l + 1;
       std::vector<Job> jobs;
@@ -704,16 +777,8 @@ class Lowering {
         }
       }
       for (auto& [head, roles] : heads) network_->set_head(l, head, roles[0], roles[1], head_steps[head]);
-      // Features the next layers' scores read, computed at the input tokens.
-      for (const auto& [key, layer] : feature_layer_) {
-        if (layer != l + 1) continue;
-        std::vector<long> inputs;
-        for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
-        // `name`: Clang 14 cannot capture a structured binding (scripts/fuzz.sh builds with it).
-        jobs.push_back(Job{Class::kInputs, inputs, feature_functions_.at(key), -1, "feature " + key,
-                           [this, name = key](long into) { features_[name] = into; }});
-        described_.push_back(fmt::format("FFN {}: computes {} at every input token", l + 1, key));
-      }
+      std::vector<Job> features = feature_jobs(l + 1);
+      jobs.insert(jobs.end(), std::make_move_iterator(features.begin()), std::make_move_iterator(features.end()));
       if (l + 1 == layers) {
         std::vector<Job> first = first_level(l);
         jobs.insert(jobs.end(), std::make_move_iterator(first.begin()), std::make_move_iterator(first.end()));
@@ -721,6 +786,23 @@ class Lowering {
       ffn(l, jobs, erasures, l + 1 == layers, clamps);
     }
     readout();
+  }
+
+  /// The features the next layers' scores and means read, computed at the input tokens by the
+  /// FFN after layer `level` (0: the encoder), each into a coordinate of its own.
+  std::vector<Job> feature_jobs(long level) {
+    std::vector<Job> jobs;
+    for (const auto& [key, layer] : feature_layer_) {
+      if (layer != level) continue;
+      std::vector<long> inputs;
+      for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
+      // `name`: Clang 14 cannot capture a structured binding (scripts/fuzz.sh builds with it).
+      jobs.push_back(Job{Class::kInputs, inputs, feature_functions_.at(key), -1, "feature " + key,
+                         [this, name = key](long into) { features_[name] = into; }});
+      described_.push_back(level == 0 ? fmt::format("encoder: computes {} at every input token", key)
+                                      : fmt::format("FFN {}: computes {} at every input token", level, key));
+    }
+    return jobs;
   }
 
   void carry(const PlanStep& s, Role& role) {
@@ -1132,12 +1214,20 @@ class Lowering {
     double weight = 0;
   };
 
-  /// The FFN after `layer` (layer = L: the readout MLP, whose one output is `into` = 0).
+  /// The FFN after `layer` (layer = L: the readout MLP, whose one output is `into` = 0; layer =
+  /// kEncoder: the MLP encoder, whose inputs are x as the linear encoder writes it).
   void ffn(long layer, std::vector<Job> jobs,
            const std::vector<std::pair<long, std::optional<Class>>>& erasures, bool last,
            const std::vector<Clamp>& clamps = {}) {
     if (jobs.empty() && erasures.empty() && clamps.empty()) return;
     const bool readout_mlp = layer == network_->config().layers();
+    const bool encoder = layer == Network::kEncoder;
+    // The readout MLP runs at the readout alone, the encoder at the input tokens alone: no gate,
+    // and their constants are output biases.
+    const bool one_class = readout_mlp || encoder;
+    const std::string name = encoder       ? "the encoder"
+                             : readout_mlp ? "the readout MLP"
+                                           : "the FFN after layer " + std::to_string(layer + 1);
     const Eigen::MatrixXd states = calibration_states(std::min(layer, network_->config().layers() - 1));
     const long columns = states.cols();
     auto gate_of = [&](const Form& pre) {  // a bound on |pre| over every calibration token
@@ -1176,7 +1266,16 @@ class Lowering {
     // What the erasures freed can hold this FFN's outputs.
     for (Job& job : jobs) {
       if (job.into >= 0) continue;
-      job.into = network_->allocate(job.what, readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1));
+      try {
+        job.into = network_->allocate(job.what, name);
+      } catch (const Failure& f) {
+        if (!encoder) throw;
+        // The engine counts what each token holds; this layout keeps x beside the features and
+        // gives each token class's values coordinates of their own.
+        throw Failure("constructor", std::string(f.what()) + " (the constructor keeps x beside "
+                                     "the encoder's features and gives the values of each token "
+                                     "class coordinates of their own)");
+      }
       if (job.placed) job.placed(job.into);
     }
     for (const Job& job : jobs) {
@@ -1204,8 +1303,7 @@ class Lowering {
           detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why, data);
       if (!r) {
         throw Failure("constructor", fmt::format("{} {}: {} is not one FFN level's function: {}",
-                                                 readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1),
-                                                 class_name(job.at), job.what, why));
+                                                 name, class_name(job.at), job.what, why));
       }
       constants[job.at][job.into] += r->constant;
       Form linear = network_->zero();
@@ -1214,23 +1312,27 @@ class Lowering {
         // relu(u) - relu(-u) = u, exactly.
         units.push_back(Unit{linear, 0, job.into, 1});
         units.push_back(Unit{-linear, 0, job.into, -1});
-        gate(units[units.size() - 2], job.at, readout_mlp, gate_of);
-        gate(units.back(), job.at, readout_mlp, gate_of);
+        gate(units[units.size() - 2], job.at, one_class, gate_of);
+        gate(units.back(), job.at, one_class, gate_of);
       }
       for (const detail::Ridge& ridge : r->ridges) ridges.push_back(Pending{&job, ridge});
     }
-    const long width =
-        readout_mlp ? network_->config().readout_width : network_->config().ffn_width;
-    const long fixed = static_cast<long>(units.size()) + static_cast<long>(constants.size());
+    const long width = encoder       ? network_->config().encoder_hidden()
+                       : readout_mlp ? network_->config().readout_width
+                                     : network_->config().ffn_width;
+    // The encoder's pass-through of x (and positions) is already there.
+    const long fixed = network_->units(layer) + static_cast<long>(units.size()) +
+                       static_cast<long>(constants.size());
     long knots = 0;
     if (!ridges.empty()) {
       knots = (width - fixed) / static_cast<long>(ridges.size());
       if (knots < kFewestKnots) {
         throw Failure("width", fmt::format("{} needs {} interpolated functions and {} exact units: "
                                            "width {} leaves fewer than {} knots each (use {} >= {})",
-                                           readout_mlp ? "the readout MLP" : "the FFN after layer " + std::to_string(layer + 1),
-                                           ridges.size(), fixed, width, kFewestKnots,
-                                           readout_mlp && options_.readout_width > 0 ? "--readout-width" : "--ffn-width",
+                                           name, ridges.size(), fixed, width, kFewestKnots,
+                                           encoder ? "--encoder-width"
+                                           : readout_mlp && options_.readout_width > 0 ? "--readout-width"
+                                                                                       : "--ffn-width",
                                            fixed + kFewestKnots * static_cast<long>(ridges.size())));
       }
       fewest_knots_ = fewest_knots_ == 0 ? knots : std::min(fewest_knots_, knots);
@@ -1248,18 +1350,27 @@ class Lowering {
       }
       if (!std::isfinite(low)) low = high = 0;
       const double margin = std::max(0.05 * (high - low), 1e-3);
-      const detail::Interpolant interp = detail::interpolate(p.ridge.shape, low - margin, high + margin, knots);
+      low -= margin;
+      high += margin;
+      if (low < 0 && high > 0) {
+        // A knot at 0: the kinks of relu and abs of a linear form, and of max(u, v) = v +
+        // relu(u - v), are there, and a grid through them interpolates those exactly.
+        const double step = (high - low) / static_cast<double>(knots - 2);
+        low = std::floor(low / step) * step;
+        high = low + step * static_cast<double>(knots - 1);
+      }
+      const detail::Interpolant interp = detail::interpolate(p.ridge.shape, low, high, knots);
       constants[p.job->at][p.job->into] += interp.constant;
       for (std::size_t k = 0; k < interp.breaks.size(); ++k) {
         units.push_back(Unit{w, -interp.breaks[k], p.job->into, interp.weights[k]});
-        gate(units.back(), p.job->at, readout_mlp, gate_of);
+        gate(units.back(), p.job->at, one_class, gate_of);
       }
       units.push_back(Unit{-w, interp.low, p.job->into, interp.weights.back()});
-      gate(units.back(), p.job->at, readout_mlp, gate_of);
+      gate(units.back(), p.job->at, one_class, gate_of);
     }
     for (const auto& [at, into_values] : constants) {
-      if (readout_mlp) {
-        for (const auto& [into, c] : into_values) network_->add_output_constant(c);
+      if (one_class) {
+        for (const auto& [into, c] : into_values) network_->add_constant(layer, into, c);
         continue;
       }
       // relu(flag) is 1 at the class and 0 elsewhere: the class's constants, exactly.
@@ -1277,8 +1388,8 @@ class Lowering {
 
   /// Switches a unit off away from class `at` (pre - G (1 - flag), G above |pre| anywhere).
   template <class Bound>
-  void gate(Unit& u, Class at, bool readout_mlp, const Bound& bound) {
-    if (readout_mlp) return;  // the readout MLP runs at the readout alone
+  void gate(Unit& u, Class at, bool one_class, const Bound& bound) {
+    if (one_class) return;  // a network that runs at one class only
     const double g = bound(u.pre) + std::abs(u.bias);
     u.pre(Network::flag(at)) += g;
     u.bias -= g;

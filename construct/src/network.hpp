@@ -5,6 +5,7 @@
 // residual stream given out one by one, heads as query-key-value forms over the stream, and FFN
 // units as gated ReLUs. Knows the numeric Transformer's layout, nothing of the engine.
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ class Network {
   /// What keeps a token out of a softmax (masked candidates), in the score's
   /// units: beta times it is far below any score (exp(-1e6) is 0 in double), whatever beta.
   static constexpr double kPenalty = 1e3;
+  /// The layer index of the MLP encoder (add_unit, units): the token-wise network before layer 1.
+  static constexpr long kEncoder = -1;
 
   Network(numeric::ModelConfig config, double beta);
 
@@ -74,22 +77,29 @@ class Network {
   void set_head(long layer, long head, const Role& inputs, const Role& readout,
                 const std::string& step);
 
-  /// The learned positional encoding writes 1 into `coordinate` at input position `position`
-  /// (1-based): how the stream holds positions, as indicators and one-hot codes.
+  /// The stream holds 1 in `coordinate` at input position `position` (1-based): how it holds
+  /// positions, as indicators and one-hot codes. The linear encoder adds the learned position
+  /// vector; the MLP encoder (which reads the position, not adds it) writes it from T units.
   void mark_position(long coordinate, long position);
 
-  /// One hidden unit of the FFN after `layer` (layer = L: the readout MLP), relu(pre . z + bias),
-  /// added to the stream as `out` (to the output as out(0) for the readout MLP).
+  /// One hidden unit, relu(pre . z + bias), of the FFN after `layer` (added to the stream as
+  /// `out`), of the readout MLP (layer = L: out(0) to the output) or of the MLP encoder (layer =
+  /// kEncoder: out is the unit's share of the stream it writes, pre reads the token's x and the
+  /// input flag of the stream as the linear encoder would write it).
   void add_unit(long layer, const Form& pre, double bias, const Eigen::VectorXd& out);
-  [[nodiscard]] long units(long layer) const { return units_.at(static_cast<std::size_t>(layer)); }
-  /// The readout MLP's output bias.
-  void add_output_constant(double c);
+  [[nodiscard]] long units(long layer) const { return units_.at(static_cast<std::size_t>(layer + 1)); }
+  /// A constant of the readout MLP's output (layer = L) or of the encoder's `into` (kEncoder):
+  /// the output biases of the networks that run at one token class only.
+  void add_constant(long layer, long into, double c);
 
  private:
   numeric::Transformer<double> model_;
   double beta_;
   std::vector<std::string> holds_;  ///< per coordinate; "" free
-  std::vector<long> units_;         ///< per layer, and the readout MLP last
+  std::vector<long> units_;         ///< the encoder's, then per layer, then the readout MLP's
+  std::vector<long> position_units_;  ///< the MLP encoder's relu(t - k), k = 0..T-1
+  /// Per coordinate written from the position: its value at positions 1..T (MLP encoder).
+  std::map<long, Eigen::VectorXd> marks_;
 };
 
 }  // namespace infoflow::construct::detail

@@ -70,6 +70,8 @@ nlohmann::json construction_json(const construct::Construction& c,
   j["beta"] = o.beta;
   j["ffn_width"] = o.ffn_width;
   j["readout_width"] = c.config.readout_width;
+  j["encoder"] = numeric::to_string(c.config.encoder);
+  j["encoder_width"] = c.config.encoder_hidden();
   j["knots"] = c.knots;
   j["ffn_units"] = c.ffn_units;
   j["seed"] = o.seed;
@@ -100,9 +102,11 @@ std::string construction_text(const construct::Construction& c,
       "parameters: M = {} (encoder, FFNs and readout MLP, as the theory counts); attention {}; "
       "total {}\n",
       c.counts.theory(), c.counts.attention, c.counts.total);
-  out += fmt::format("beta {}, FFN width {}, readout width {} ({} units used at most, {} knots "
-                     "per interpolated function at least)\n",
-                     o.beta, o.ffn_width, c.config.readout_width, c.ffn_units, c.knots);
+  out += fmt::format("beta {}, FFN width {}, readout width {}, {} encoder{} ({} units used at "
+                     "most, {} knots per interpolated function at least)\n",
+                     o.beta, o.ffn_width, c.config.readout_width, numeric::to_string(c.config.encoder),
+                     c.config.encoder_hidden() > 0 ? fmt::format(" of width {}", c.config.encoder_hidden()) : "",
+                     c.ffn_units, c.knots);
   out += "steps:\n";
   for (const std::string& s : c.steps) out += "  " + s + "\n";
   out += fmt::format("stream (E = {}):\n", c.config.embedding);

@@ -23,10 +23,10 @@
 
 namespace infoflow::theorems::detail {
 
-/// Said of a retrieval whose score needs an FFN first (scores_from_raw_tokens()).
+/// Said of a retrieval whose score needs an FFN first (scores_from_encoded_tokens()).
 inline constexpr const char* kScoreNeedsFfn =
-    " (its score is not a query-key product of the raw tokens: an FFN computes it first, so "
-    "layer 2 at the earliest)";
+    " (its score is not a query-key product of the encoded tokens: an FFN computes it first, "
+    "so layer 2 at the earliest)";
 
 /// What an expression reads: the token indices it is a function of, and the quantities.
 struct Deps {

@@ -89,7 +89,7 @@ Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
     Quantity q;
     q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
     q.needs.assign(needs.begin(), needs.end());
-    q.needs_ffn = !scores_from_raw_tokens(used, v, at, n.has_key());
+    q.needs_ffn = !scores_from_encoded_tokens(used, v, at, n.has_key());
     const std::string objective = fmt::format("{}", fmt::join(texts, " + "));
     // The minimum of -y is at the token of the maximum of y: one action (max(t) y - min(t) (-y)
     // is 2 max(t) y). A minimum is keyed as the maximum of its negated terms and messages; its

@@ -56,7 +56,7 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
     q.mode = Mode::kMean;
     q.needs.assign(f.quantities.begin(), f.quantities.end());
     q.needs_at_tokens = true;
-    q.needs_ffn = f.term == nullptr || !linear_in_tokens(*f.term, on.front());
+    q.needs_ffn = f.term == nullptr || !token_wise(*f.term, on.front());
     const int id =
         add(q, fmt::format("mean|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : ""));
     Quantity& made = p_.quantities[static_cast<std::size_t>(id)];

@@ -71,7 +71,7 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
     q.holder = at.empty() ? Holder::kGlobal : Holder::kToken;
     q.mode = j == 1 ? Mode::kRetrieval : Mode::kRankStep;
     q.needs.assign(needs.begin(), needs.end());
-    q.needs_ffn = !scores_from_raw_tokens(used, v, at, selection);
+    q.needs_ffn = !scores_from_encoded_tokens(used, v, at, selection);
     if (previous >= 0) q.needs.push_back(previous);
     // Step j of every chain with this score is one action, the first the maximum's (max(t) y
     // + kth(2, t) y + kth(3, t) y is one chain of three).

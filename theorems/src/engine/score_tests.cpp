@@ -27,7 +27,29 @@ bool call_of(const Node& n, const char* name, std::size_t arity) {
   return n.kind == K::kCall && n.name == name && n.args.size() == arity;
 }
 
+/// Every token the term reads is x[v] itself (no offset, no fixed position), and it reduces over
+/// no tokens (a range of parameters, max(i = 1..2) dot(a[i], x[v]), is a finite combination): a
+/// function of the one token x[v] and of parameters.
+bool reads_only(const Node& n, const std::string& v) {
+  if (n.kind == K::kReduce &&
+      std::any_of(n.binders.begin(), n.binders.end(),
+                  [](const targets::Binder& b) { return !b.has_range; }))
+    return false;
+  if (n.kind == K::kRef && n.name == "x") return token_at(n, v);
+  return std::all_of(n.args.begin(), n.args.end(),
+                     [&](const Node& a) { return reads_only(a, v); });
+}
+
+bool reads_a_token(const Node& n) {
+  if (n.kind == K::kRef) return n.name == "x";
+  return std::any_of(n.args.begin(), n.args.end(), reads_a_token);
+}
+
 }  // namespace
+
+bool token_wise(const Node& term, const std::string& v) {
+  return reads_only(term, v) && reads_a_token(term);
+}
 
 bool linear_in_tokens(const Node& term, const std::string& v) {
   if (token_at(term, v)) return true;
@@ -55,7 +77,20 @@ bool query_key_product(const Node& term, const std::string& v, const std::string
          (linear_in_tokens(left, at) && linear_in_tokens(right, v));
 }
 
-bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::string& v,
+bool encoded_query_key_product(const Node& term, const std::string& v, const std::string& at) {
+  if (query_key_product(term, v, at) || token_wise(term, v)) return true;
+  if (at.empty()) return false;
+  // A function of the query token alone shifts every score alike; a product of a function of
+  // each is phi(x[v]) psi(x[at]), a key feature times a query feature.
+  if (token_wise(term, at)) return true;
+  if (term.kind != K::kMul) return false;
+  const Node& left = term.args[0];
+  const Node& right = term.args[1];
+  return (token_wise(left, v) && token_wise(right, at)) ||
+         (token_wise(left, at) && token_wise(right, v));
+}
+
+bool scores_from_encoded_tokens(const std::vector<const Factor*>& terms, const std::string& v,
                             const std::string& at, bool selection) {
   // A monotone function of such a score alone is extreme where the score is (either way, so a
   // sign the terms dropped does not matter): attention retrieves by the score itself. Where
@@ -73,7 +108,7 @@ bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::
     }
   }
   return std::all_of(terms.begin(), terms.end(), [&](const Factor* f) {
-    return f->constraint != nullptr || f->message >= 0 || query_key_product(*f->term, v, at);
+    return f->constraint != nullptr || f->message >= 0 || encoded_query_key_product(*f->term, v, at);
   });
 }
 

@@ -23,13 +23,24 @@ bool linear_in_tokens(const targets::Node& term, const std::string& v);
 /// forms in the two tokens, the rank-one form x[v]^T (a b^T) x[at].
 bool query_key_product(const targets::Node& term, const std::string& v, const std::string& at);
 
+/// A function of the one token x[v] (no offset, no fixed position) and of parameters: what the
+/// token-wise encoder holds before the first layer (docs/theory.md, section 3).
+bool token_wise(const targets::Node& term, const std::string& v);
+
+/// One term attention forms from the encoded tokens: a query-key product, a token-wise function
+/// of x[v] (a key feature), one of x[at] (the same shift for every key), or the product of one of
+/// each.
+bool encoded_query_key_product(const targets::Node& term, const std::string& v,
+                               const std::string& at);
+
 /// Whether attention forms the score of a retrieval over `v` (at the token `at`; empty: at the
-/// readout) from the raw tokens, with no FFN before it (our rule, R1): a query-key product is
-/// bilinear, so each term must be one (query_key_product()), or the score a monotone function
-/// of one. A nonlinear function of one token (sqnorm(x[v]), a square, a norm) is a token
-/// quantity an FFN computes first. Terms read from earlier retrievals and index constraints
+/// readout) from the encoded tokens, with no FFN before it (our rule, R1): a query-key product
+/// of encoder features is bilinear in them, so each term must be one
+/// (encoded_query_key_product()), or the score a monotone function of one query-key product
+/// of the raw tokens. A nonlinear function of one token (sqnorm(x[v]), a square, a norm) is an
+/// encoder feature; one of two tokens that is not a product (|x[v] - x[at]|) needs an FFN. Terms read from earlier retrievals and index constraints
 /// are the planner's other rules' business. `selection`: the score is a `by` key.
-bool scores_from_raw_tokens(const std::vector<const Factor*>& terms, const std::string& v,
+bool scores_from_encoded_tokens(const std::vector<const Factor*>& terms, const std::string& v,
                             const std::string& at, bool selection);
 
 }  // namespace infoflow::theorems::detail

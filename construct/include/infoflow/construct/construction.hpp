@@ -28,6 +28,9 @@ struct ConstructOptions {
   double beta = 1000;           ///< the attention scale: softmax near hardmax as beta grows
   long ffn_width = 256;         ///< W, the hidden width of every FFN
   long readout_width = 0;       ///< the readout MLP's hidden width; 0: W
+  /// The MLP encoder's hidden width, where a plan's layer 1 reads a token-wise feature that is
+  /// not linear in x (the linear encoder otherwise); 0: W.
+  long encoder_width = 0;
   std::uint64_t seed = 1;       ///< the measured inputs; calibration draws from seed + 1
   long samples = 4096;          ///< sequences measured
   long calibration = 4096;      ///< sequences the grids' ranges are read from (as many as measured)
@@ -58,7 +61,7 @@ struct Construction {
   double nmse = 0;       ///< on `samples` fresh sequences
   double target_variance = 0;
   long knots = 0;        ///< grid points of each interpolated function (the smallest used)
-  long ffn_units = 0;    ///< hidden units used, the widest FFN or readout MLP
+  long ffn_units = 0;    ///< hidden units used, the widest FFN, encoder or readout MLP
   std::vector<StreamSlot> layout;  ///< the stream at the end, per coordinate range
   std::vector<std::string> steps;  ///< each compiled action, in words
   std::string plan_text;           ///< the architecture and verdict planned
