@@ -689,6 +689,38 @@ BOOST_AUTO_TEST_CASE(summaries_and_idle_selections_are_not_counted_as_comparison
   BOOST_TEST(idle.program->dimension() == 1);
 }
 
+BOOST_AUTO_TEST_CASE(scope_is_lipschitz_continuity_of_the_composition_on_its_arguments_range) {
+  th::Engine engine(catalogue());
+  const auto outside = [&](const std::string& formula) {
+    const th::Plan p = engine.plan(target(formula), arch({1, 1}));
+    return p.verdict == th::Verdict::kOutsideFramework ? p.reason : std::string();
+  };
+  // Issue 46, defect 4: each was priced as efficient (or sqrt(|y|) let through where sqrt(y) was
+  // not), though the outer function is not Lipschitz where y = 0, which y reaches.
+  for (const char* f : {"log(abs(max(t) dot(a, x[t])))", "1 / abs(max(t) dot(a, x[t]))",
+                        "sqrt(abs(max(t) dot(a, x[t])))", "max(t) log(sqnorm(x[t]))",
+                        "abs(max(t) dot(a, x[t]))^(-1)"}) {
+    const std::string why = outside(f);
+    BOOST_TEST(!why.empty(), f);
+    // The reason names the hypothesis broken.
+    BOOST_TEST(why.find("not Lipschitz") != std::string::npos, why);
+    BOOST_TEST(why.find("assumes a target Lipschitz") != std::string::npos, why);
+  }
+  BOOST_TEST(outside("log(abs(max(t) dot(a, x[t])))").find("is 0 where 'max(t) dot(a, x[t])' is") !=
+             std::string::npos);
+  // sqrt of a sum of squares is a norm, Lipschitz; a quantity kept away from 0 is inside.
+  for (const char* f : {"max(t) sqrt(sqnorm(x[t]))", "sqrt(max(t) sqnorm(x[t]))",
+                        "max(t) sqrt(sqnorm(x[t]) + 1)", "max(t) log(1 + sqnorm(x[t]))",
+                        "max(t) (1 / (1 + sqnorm(x[t])))", "max(t) sqrt(dot(x[t], x[t]) / 2)"}) {
+    BOOST_TEST(outside(f).empty(), f << ": " << outside(f));
+    BOOST_TEST(th::to_text(engine.plan(target(f), arch({1, 1})).verdict) == "efficient", f);
+  }
+  // s != t keeps the diagonal, where x[s] - x[t] = 0, out of the sign's sample: the root of
+  // sqnorm(x[s] - x[t]) is a norm; its log reaches 0 still (two tokens can coincide).
+  BOOST_TEST(outside("max(s != t) sqrt(sqnorm(x[s] - x[t]))").empty());
+  BOOST_TEST(!outside("max(s != t) log(sqnorm(x[s] - x[t]))").empty());
+}
+
 // Found by a review of the monotone rewrite: E5 looks at a reduction as written (relu(-sqnorm)
 // is 0, which relu(min sqnorm) hid); E4 reads a key as R1 does (tanh(20 y) + 1 ties in doubles
 // where y does not); a target undefined on random sequences is an input error, not a rate; one
