@@ -77,12 +77,13 @@ nlohmann::json rates_json(const theorems::Plan& p) {
   if (p.priced()) {
     const symbolic::Rate rate = p.rate();
     const symbolic::Rate general = p.general_rate();
-    d["rate"] = rate.print(symbolic::Landau::kBigO);
-    d["rate_latex"] = rate.print(symbolic::Landau::kBigO, symbolic::Format::kLatex);
+    d["kind"] = theorems::to_text(p.kind);
+    d["rate"] = rate.print(p.landau());
+    d["rate_latex"] = rate.print(p.landau(), symbolic::Format::kLatex);
     d["eps_rate"] = rate.print();
     d["eps_rate_latex"] = rate.print(symbolic::Format::kLatex);
-    d["rate_general"] = general.print(symbolic::Landau::kBigO);
-    d["rate_general_latex"] = general.print(symbolic::Landau::kBigO, symbolic::Format::kLatex);
+    d["rate_general"] = general.print(p.landau());
+    d["rate_general_latex"] = general.print(p.landau(), symbolic::Format::kLatex);
     d["rate_general_condition"] = p.general_condition;
   }
   return d;
