@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/progress.hpp"
 #include "infoflow/core/random.hpp"
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/numeric/transformer.hpp"
@@ -130,8 +131,12 @@ class Lowering {
     const auto start = std::chrono::steady_clock::now();
     out.plan_text = fmt::format("{}: {}", plan_.architecture.text(), theorems::to_text(plan_.verdict));
     try {
+      core::progress::set("reading the plan");
       prepare();
+      core::progress::set("building the network");
       build();
+      core::progress::set(
+          fmt::format("measuring the NMSE on {} fresh sequences", options_.samples));
       measure(out);
       out.built = true;
     } catch (const Failure& f) {

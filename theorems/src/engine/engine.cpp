@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "infoflow/core/progress.hpp"
 #include "infoflow/symbolic/canonical.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/targets/target_file.hpp"
@@ -155,6 +156,7 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
       family(std::move(family_)),
       is_family(is_family_),
       token_dim(token_dim_) {
+  core::progress::set("compiling target " + name + " (its values on random sequences)");
   try {
     program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
     // A product (its vertices), an absolute value or even power (max |E| = max(max E,
@@ -645,6 +647,9 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   // says so instead of answering.
   std::vector<Architecture> capped;
   bool answer_capped = false;
+  long to_try = 0;  // architectures, for the progress line
+  for (long layers = 1, count = max_heads; layers <= max_layers; ++layers, count *= max_heads)
+    to_try += count;
   for (long layers = 1; layers <= max_layers; ++layers) {
     std::vector<std::vector<long>> efficient;  // known efficient (monotone: more heads help)
     std::vector<std::vector<long>> not_efficient;
@@ -653,6 +658,7 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
     std::vector<long> heads(static_cast<std::size_t>(layers), 1);
     while (true) {
       ++out.architectures;
+      core::progress::set("architectures searched", out.architectures, to_try);
       bool is_efficient = false;
       if (plannable) {
         if (std::any_of(efficient.begin(), efficient.end(),
