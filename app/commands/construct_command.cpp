@@ -7,6 +7,7 @@
 #include "infoflow/session/construct.hpp"
 
 #include "commands/commands.hpp"
+#include "commands/progress_line.hpp"
 #include "commands/target_arguments.hpp"
 
 namespace infoflow::app {
@@ -71,8 +72,10 @@ void add_construct(CLI::App& app, Context& ctx) {
     if (*sweeping) {
       const theorems::Catalogue catalogue = ctx.load();
       theorems::Engine engine(catalogue);
-      const session::ConstructionSweepResult r =
-          session::construct_sweep(engine, *t, architecture, *options, *sweep);
+      const session::ConstructionSweepResult r = [&] {
+        const ProgressLine progress("construct --sweep");
+        return session::construct_sweep(engine, *t, architecture, *options, *sweep);
+      }();
       emit(*format == "json" ? session::sweep_json(r).dump(2) + "\n" : session::sweep_text(r),
            *output);
       return;
@@ -80,7 +83,10 @@ void add_construct(CLI::App& app, Context& ctx) {
     const targets::TargetSpec spec = session::construction_target(*t, architecture, *options);
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
-    const construct::Construction c = session::construct(engine, spec, architecture, *options);
+    const construct::Construction c = [&] {
+      const ProgressLine progress("construct");
+      return session::construct(engine, spec, architecture, *options);
+    }();
     std::string text = *format == "json" ? session::construction_json(c, *options).dump(2) + "\n"
                                          : session::construction_text(c, *options);
     if (c.built && !checkpoint->empty()) {

@@ -5,6 +5,7 @@
 #include "infoflow/session/plan.hpp"
 
 #include "commands/commands.hpp"
+#include "commands/progress_line.hpp"
 #include "commands/target_arguments.hpp"
 
 namespace infoflow::app {
@@ -30,7 +31,10 @@ void add_derive(CLI::App& app, Context& ctx) {
     latex->check(*format == "latex");
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
-    const session::Derived d = session::derive(engine, *t, arch->request(), *format == "text");
+    const session::Derived d = [&] {
+      const ProgressLine progress("derive");
+      return session::derive(engine, *t, arch->request(), *format == "text");
+    }();
     if (!d.unset.empty() || *format == "text") {
       emit(session::derived_text(d), *output);
     } else if (*format == "toml") {
@@ -63,7 +67,10 @@ void add_plan(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, t, arch, format, output] {
     const theorems::Catalogue catalogue = ctx.load();
     theorems::Engine engine(catalogue);
-    const session::Planned p = session::plan(engine, *t, arch->request());
+    const session::Planned p = [&] {
+      const ProgressLine progress("plan");
+      return session::plan(engine, *t, arch->request());
+    }();
     emit(*format == "json" ? session::planned_json(p).dump(2) + "\n" : session::planned_text(p),
          *output);
   });

@@ -13,7 +13,7 @@
 #include "infoflow/session/train.hpp"
 
 #include "commands/commands.hpp"
-#include <unistd.h>
+#include "commands/progress_line.hpp"
 
 namespace infoflow::app {
 
@@ -171,11 +171,6 @@ std::string summary(const Inspection& in) {
   }
   if (!out.empty()) out += fmt::format("(inspection sequences seed {})\n", in.seed);
   return out;
-}
-
-/// A progress line, redrawn in place, only when standard error is a terminal outside CI.
-bool progress_wanted() {
-  return ::isatty(STDERR_FILENO) == 1 && std::getenv("CI") == nullptr;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/core/progress.hpp"
 #include "infoflow/core/random.hpp"
 #include "infoflow/numeric/tasks.hpp"
 #include "infoflow/numeric/transformer.hpp"
@@ -132,8 +133,12 @@ class Lowering {
     const auto start = std::chrono::steady_clock::now();
     out.plan_text = fmt::format("{}: {}", plan_.architecture.text(), theorems::to_text(plan_.verdict));
     try {
+      core::progress::set("reading the plan");
       prepare();
+      core::progress::set("building the network");
       build();
+      core::progress::set(
+          fmt::format("measuring the NMSE on {} fresh sequences", options_.samples));
       measure(out);
       out.built = true;
     } catch (const Failure& f) {
@@ -554,6 +559,63 @@ class Lowering {
            std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return contains_reduction(a); });
   }
 
+  /// `n` as a linear form of an input token's stream, where it is affine in the values that
+  /// token holds (`#N` made by an earlier layer) and constants; nullopt otherwise.
+  std::optional<Form> held_affine(const Node& n,
+                                  const std::string& step) {  // NOLINT(misc-no-recursion)
+    const auto number = [](const Node& m) { return m.kind == K::kNumber; };
+    switch (n.kind) {
+      case K::kNumber: {
+        Form f = network_->zero();
+        f(Network::kInputFlag) = n.number;
+        return f;
+      }
+      case K::kRef: {
+        if (!n.name.starts_with("#") || n.name.find('.') != std::string::npos) return std::nullopt;
+        const auto it = values_[0].find(std::stoi(n.name.substr(1)));
+        if (it == values_[0].end()) return std::nullopt;
+        return it->second;
+      }
+      case K::kNeg: {
+        std::optional<Form> a = held_affine(n.args[0], step);
+        if (a) *a = -*a;
+        return a;
+      }
+      case K::kAdd:
+      case K::kSub: {
+        std::optional<Form> a = held_affine(n.args[0], step);
+        std::optional<Form> b = held_affine(n.args[1], step);
+        if (!a || !b) return std::nullopt;
+        return n.kind == K::kAdd ? Form(*a + *b) : Form(*a - *b);
+      }
+      case K::kMul:
+        if (number(n.args[0]) || number(n.args[1])) {
+          const bool left = number(n.args[0]);
+          std::optional<Form> a = held_affine(n.args[left ? 1 : 0], step);
+          if (a) *a *= n.args[left ? 0 : 1].number;
+          return a;
+        }
+        return std::nullopt;
+      case K::kDiv:
+        if (number(n.args[1]) && n.args[1].number != 0) {
+          std::optional<Form> a = held_affine(n.args[0], step);
+          if (a) *a /= n.args[1].number;
+          return a;
+        }
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  /// Whether `n` reads a value some token holds (`#N`, `#select`), not only tokens and parameters.
+  static bool reads_held_value(const Node& n) {  // NOLINT(misc-no-recursion)
+    return ((n.kind == K::kRef || n.kind == K::kCall) && n.name.starts_with("#") &&
+            n.name != "#sum" && n.name != "#max" && n.name != "#min") ||
+           std::any_of(n.args.begin(), n.args.end(),
+                       [](const Node& a) { return reads_held_value(a); });
+  }
+
   /// The token indices `n` reads that no reduction inside it binds.
   static void free_indices(const Node& n, std::set<std::string> bound,  // NOLINT(misc-no-recursion)
                            std::vector<std::string>& out) {
@@ -940,6 +1002,16 @@ class Lowering {
     const Node body = select.args[1];
     const std::string v = select.index;
     if (contains_reduction(body)) return std::nullopt;
+    // A body that reads values the candidate holds (a message m(s) made by an earlier layer)
+    // is read off the candidate's stream where it is affine in them; x alone does not give it.
+    if (reads_held_value(body)) {
+      if (std::optional<Form> held = held_affine(body, step)) return held;
+      throw Failure("constructor",
+                    fmt::format("{}: the selection's value {} reads what the chosen token holds, "
+                                "but not as an affine function of it, which the constructor "
+                                "cannot fetch in one step",
+                                step, targets::to_text(select.args[1])));
+    }
     TokenFunction piece{[this, body, v](const Eigen::VectorXd& x) {
                           detail::TermInputs in;
                           in.parameters = evaluator_.get();

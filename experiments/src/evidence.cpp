@@ -68,7 +68,7 @@ std::string rates_alike_at_T(const std::vector<const Cell*>& good,
   }
   if (least > most) return "";
   const auto rate = [tokens](const Cell* c) {
-    return c->plan->rate_at(tokens).print(symbolic::Landau::kBigO);
+    return c->plan->rate_at(tokens).print(c->plan->landau());
   };
   return fmt::format(
       "at T = {} the rates do not separate them (not efficient: {} at this T, efficient: {}): "

@@ -132,7 +132,7 @@ ExperimentResult verify(const ExperimentSpec& spec, const std::string& profile,
     row.labels = run.labels;
     row.tokens = run.task.tokens;
     row.predicted_verdict = theorems::to_text(cell.plan->verdict);
-    row.predicted_rate = cell.plan->priced() ? cell.plan->rate().print(symbolic::Landau::kBigO)
+    row.predicted_rate = cell.plan->priced() ? cell.plan->rate().print(cell.plan->landau())
                                              : theorems::to_text(cell.plan->verdict);
     const auto hit = by_key.find(run.key);
     if (hit == by_key.end()) {

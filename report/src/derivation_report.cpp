@@ -42,31 +42,106 @@ std::string set_text(const std::vector<std::string>& parts) {
   return out;
 }
 
+/// The target's T where it sets one.
+std::optional<long> T_of(const theorems::Target& t) {
+  const auto T = t.bindings.find("T");
+  if (T == t.bindings.end()) return std::nullopt;
+  return T->second;
+}
+
 /// The plan's rate at the target's T where it sets one. The decoding floor applies at that T,
 /// which the rate in T (compared as T grows) leaves out: eps^(1 - T/8) is O(eps^-1) at T = 8.
 std::optional<symbolic::Rate> rate_at_T(const theorems::Target& t, const theorems::Plan& p) {
-  const auto T = t.bindings.find("T");
-  if (T == t.bindings.end()) return std::nullopt;
-  return p.rate_at(T->second);
+  const auto T = T_of(t);
+  if (!T) return std::nullopt;
+  return p.rate_at(*T);
+}
+
+/// A set's size, at the target's T where it sets one and the set names more positions than
+/// there are: "4; 6 as T grows".
+std::string size_text(const theorems::Target& t, const GiNaC::ex& size) {
+  const std::string in_T = symbolic::canonical(size);
+  const auto T = T_of(t);
+  if (!T) return in_T;
+  const std::string at = symbolic::canonical(theorems::size_at(size, *T));
+  return at == in_T ? in_T : fmt::format("{}; {} as T grows", at, in_T);
 }
 
 std::string rate_text(const theorems::Target& t, const theorems::Plan& p) {
   if (!p.priced()) return "no rate";
   // The rate at the target's T first, where it sets one; in T beside it (the verdict's growth).
-  const std::string in_T = p.rate().print(Landau::kBigO);
+  const Landau landau = p.landau();
+  const std::string in_T = p.rate().print(landau);
   std::string out = in_T;
   std::string beside;
   if (const auto at = rate_at_T(t, p)) {
-    const std::string at_T = at->print(Landau::kBigO);
+    const std::string at_T = at->print(landau);
     if (at_T != in_T) {
       out = fmt::format("{} at T = {}", at_T, t.bindings.find("T")->second);
       beside = "in T: " + in_T;
     }
   }
-  const std::string general = p.general_rate().print(Landau::kBigO);
+  const std::string general = p.general_rate().print(landau);
   if (general != in_T) beside += (beside.empty() ? "" : "; ") + ("in d, E, n: " + general);
   if (!beside.empty()) out += " (" + beside + ")";
   if (!p.general_condition.empty()) out += " (while " + p.general_condition + ")";
+  return out;
+}
+
+/// "FFN at the readout decodes 4 positions (of 6 as T grows: ...)  [eps^-(1), entry]", at the
+/// target's T where it sets one: a set of T tokens holds at most T positions.
+std::string decoding_line(const theorems::Target& t, const theorems::Decoding& d,
+                          const GiNaC::ex& floor) {
+  GiNaC::ex size = d.size;
+  GiNaC::ex exponent = d.exponent;
+  std::string capped;
+  if (const auto T = T_of(t); T && theorems::size_at(d.size, *T) != d.size) {
+    size = theorems::size_at(d.size, *T);
+    exponent = d.exponent_at(*T);
+    if (GiNaC::is_a<GiNaC::numeric>(exponent) && GiNaC::is_a<GiNaC::numeric>(floor) &&
+        GiNaC::ex_to<GiNaC::numeric>(exponent) < GiNaC::ex_to<GiNaC::numeric>(floor))
+      exponent = floor;
+    capped = fmt::format(" (of {} as T grows: T = {} tokens hold {} at most)",
+                         symbolic::canonical(d.size), *T, *T);
+  }
+  return fmt::format("    FFN at the {} decodes {} positions{}  [eps^-({}), {}]\n",
+                     theorems::to_text(d.where), symbolic::canonical(size), capped,
+                     symbolic::canonical(exponent), d.entry);
+}
+
+/// What a lower-bound plan prints beside its rate: the best upper bound the rules give on the
+/// same architecture, and what decides it. Nothing for an upper bound.
+std::string upper_bound_text(const theorems::Target& t, const theorems::Plan& p,
+                             const std::string& indent) {
+  if (p.kind != theorems::Kind::kLower || !p.upper) return "";
+  return fmt::format("{}best upper bound the rules give: M = {}\n{}  dominant: {}\n", indent,
+                     rate_text(t, *p.upper), indent, p.upper->dominant);
+}
+
+/// "\newline $M = O(...)$ at $T = 8$,\newline in $T$: $O(...)$", with Omega for a lower bound.
+std::string rate_latex(const theorems::Target& t, const theorems::Plan& p) {
+  const std::string in_T = p.rate().print(p.landau(), Format::kLatex);
+  const auto at_rate = rate_at_T(t, p);
+  const std::string at = at_rate ? at_rate->print(p.landau(), Format::kLatex) : in_T;
+  std::string out = "\\newline $M = " + at + "$";
+  if (at != in_T) out += fmt::format(" at $T = {}$,\\newline in $T$: ${}$", *T_of(t), in_T);
+  return out;
+}
+
+/// n in each layer, as planned.
+std::vector<long> head_dims(const theorems::Architecture& a) {
+  std::vector<long> out;
+  for (long l = 0; l < a.layers(); ++l) out.push_back(a.head_dim_of(l));
+  return out;
+}
+
+/// The options that plan on `a` again (derive, plan, construct): the search holds n fixed, so an
+/// architecture it reports has an n that E / h need not give.
+std::string architecture_arguments(const theorems::Architecture& a) {
+  std::string out = fmt::format("--heads {} --E {}", fmt::join(a.heads, ","), a.embedding);
+  const bool derived_n = std::all_of(a.heads.begin(), a.heads.end(),
+                                     [&](long h) { return a.head_dim * h == a.embedding; });
+  if (a.head_dim > 0 && !derived_n) out += fmt::format(" --head-dim {}", a.head_dim);
   return out;
 }
 
@@ -107,6 +182,7 @@ std::string derivation_text(const Derivation& d) {
     out += fmt::format("  on {}\n    M = {}: {}\n", d.plan->architecture.text(), rate_text(t, *d.plan),
                        theorems::to_text(d.plan->verdict));
     if (d.plan->priced()) out += "    dominant: " + d.plan->dominant + "\n";
+    out += upper_bound_text(t, *d.plan, "    ");
     if (!d.plan->reason.empty()) out += "    because " + d.plan->reason + "\n";
   }
   const std::string space = fmt::format("L <= {}, h <= {}", d.search.max_layers, d.search.max_heads);
@@ -123,9 +199,12 @@ std::string derivation_text(const Derivation& d) {
     if (other_default)
       out += fmt::format("    (n = {} in every layer, as searched: train it with --head-dim {})\n",
                          a.head_dim, a.head_dim);
-    for (const theorems::Plan& p : d.search.per_depth)
-      out += "    fewest heads with L = " + std::to_string(p.architecture.layers()) + ": " +
-             p.architecture.heads_text() + "\n";
+    // Each with the n it was searched with, and the options that plan on it again.
+    for (const theorems::Plan& p : d.search.per_depth) {
+      out += fmt::format("    fewest heads with L = {}: {}, n = {} ({})\n", p.architecture.layers(),
+                         p.architecture.heads_text(), p.architecture.head_dim_of(0),
+                         architecture_arguments(p.architecture));
+    }
   } else if (d.search.undecided) {
     out += "  smallest efficient architecture: undecided (" + *d.search.undecided + ")\n";
   } else {
@@ -159,7 +238,8 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
       infoflow != nullptr && !infoflow->cite.empty() ? "~\\cite{" + infoflow->cite + "}" : "";
   LatexTable table;
   table.comment = "% infoflow derive --format latex (needs: booktabs, longtable, array, amsmath)";
-  table.widths = {0.32, 0.06, 0.06, 0.12, 0.24, 0.20};
+  // The target's formula breaks only at its top-level signs: its column is the widest.
+  table.widths = {0.36, 0.06, 0.06, 0.10, 0.24, 0.18};
   table.caption = "Costs derived with the InfoFlow framework" + cite +
                   " under this tool's rules (information sets, one action per head and token "
                   "class, plans priced by the catalogue's bounds): comparison order $\\beta'$, "
@@ -178,16 +258,11 @@ std::string derivations_latex(const std::vector<Derivation>& ds, const theorems:
     if (d.plan) {
       rate = fmt::format("$L = {}$, $h = {}$:", d.plan->architecture.layers(),
                          d.plan->architecture.heads_text());
-      if (d.plan->priced()) {
-        const std::string in_T = d.plan->rate().print(Landau::kBigO, Format::kLatex);
-        const auto at_rate = rate_at_T(t, *d.plan);
-        const std::string at =
-            at_rate ? at_rate->print(Landau::kBigO, Format::kLatex) : in_T;
-        rate += "\\newline $M = " + at + "$";
-        if (at != in_T)
-          rate += fmt::format(" at $T = {}$,\\newline in $T$: ${}$", t.bindings.find("T")->second, in_T);
-      }
+      if (d.plan->priced()) rate += rate_latex(t, *d.plan);
       rate += "\\newline (" + latex_escape(theorems::to_text(d.plan->verdict)) + ")";
+      // A lower bound (Theorem 2) is printed with the best upper bound the rules give.
+      if (d.plan->kind == theorems::Kind::kLower && d.plan->upper)
+        rate += "\\newline upper bound:" + rate_latex(t, *d.plan->upper);
     }
     const std::string smallest =
         d.search.smallest ? fmt::format("$L = {}$, $h = {}$", d.search.smallest->architecture.layers(),
@@ -237,7 +312,7 @@ std::string derived_catalogue_toml(const theorems::Engine& engine, const std::ve
       toml::table entry{{"id", e.id},
                         {"source", e.source},
                         {"provenance", "derived"},
-                        {"kind", "upper"},
+                        {"kind", theorems::to_text(e.kind)},
                         {"quantity", e.quantity},
                         {"task", e.task}};
       toml::array constraints;
@@ -296,7 +371,7 @@ std::string conditions_text(const targets::TargetSpec& spec, const std::string& 
   return out;
 }
 
-nlohmann::json to_json(const theorems::Plan& p) {
+nlohmann::json to_json(const theorems::Plan& p, std::optional<long> tokens) {
   nlohmann::json steps = nlohmann::json::array();
   for (const theorems::PlanStep& s : p.steps) {
     steps.push_back({{"layer", s.layer},
@@ -308,13 +383,14 @@ nlohmann::json to_json(const theorems::Plan& p) {
                      {"quantity", s.quantity},
                      {"what", s.what},
                      {"entry", s.entry},
+                     {"kind", theorems::to_text(s.kind)},
                      {"exponent", symbolic::canonical(s.exponent)}});
   }
   nlohmann::json sets = nlohmann::json::array();
   for (const theorems::LayerSets& s : p.sets) {
     sets.push_back({{"layer", s.layer},
                     {"token", s.token},
-                    {"token_size", s.token_size},
+                    {"token_size", symbolic::canonical(s.token_size)},
                     {"readout", s.readout},
                     {"readout_size", symbolic::canonical(s.readout_size)}});
   }
@@ -332,8 +408,9 @@ nlohmann::json to_json(const theorems::Plan& p) {
                           {"heads", a.heads},
                           {"E", a.embedding},
                           {"d", a.token_dim},
-                          {"n", a.head_dim},
-                          {"pe", a.encodes_positions()}}},
+                          {"n", head_dims(a)},
+                          {"pe", a.encodes_positions()},
+                          {"arguments", architecture_arguments(a)}}},
                         {"verdict", theorems::to_text(p.verdict)},
                         {"reason", p.reason},
                         {"steps", steps},
@@ -341,15 +418,23 @@ nlohmann::json to_json(const theorems::Plan& p) {
                         {"decodings", decodings},
                         {"entries", p.entries},
                         {"search_truncated", p.truncated}};
-  if (p.priced()) {
-    out["rate"] = p.rate().print(Landau::kBigO);
-    out["rate_latex"] = p.rate().print(Landau::kBigO, Format::kLatex);
-    out["exponent"] = symbolic::canonical(p.exponent);
-    out["rate_general"] = p.general_rate().print(Landau::kBigO);
-    out["rate_general_condition"] = p.general_condition;
-    out["dominant"] = p.dominant;
-  } else {
-    out["rate"] = nullptr;
+  // Without a rate, every field of it is null (the keys stay, with one type each).
+  for (const char* key : {"kind", "rate", "rate_latex", "exponent", "rate_general",
+                          "rate_general_condition", "dominant", "upper_bound", "at_T"})
+    out[key] = nullptr;
+  if (!p.priced()) return out;
+  out["kind"] = theorems::to_text(p.kind);
+  out["rate"] = p.rate().print(p.landau());
+  out["rate_latex"] = p.rate().print(p.landau(), Format::kLatex);
+  out["exponent"] = symbolic::canonical(p.exponent);
+  out["rate_general"] = p.general_rate().print(p.landau());
+  out["rate_general_condition"] = p.general_condition;
+  out["dominant"] = p.dominant;
+  if (p.upper) out["upper_bound"] = to_json(*p.upper, tokens);
+  if (tokens) {
+    out["at_T"] = {{"T", *tokens},
+                   {"exponent", symbolic::canonical(p.exponent_at(*tokens))},
+                   {"rate", p.rate_at(*tokens).print(p.landau())}};
   }
   return out;
 }
@@ -395,13 +480,17 @@ nlohmann::json to_json(const Derivation& d) {
   out["bindings"] = t.bindings;
   out["architectures_searched"] = d.search.architectures;
   out["search_space"] = {{"max_layers", d.search.max_layers}, {"max_heads", d.search.max_heads}};
-  if (d.plan) out["plan"] = to_json(*d.plan);
+  if (d.plan) out["plan"] = to_json(*d.plan, T_of(t));
   out["smallest_efficient"] =
-      d.search.smallest ? to_json(*d.search.smallest) : nlohmann::json(nullptr);
+      d.search.smallest ? to_json(*d.search.smallest, T_of(t)) : nlohmann::json(nullptr);
   out["undecided"] = d.search.undecided ? nlohmann::json(*d.search.undecided) : nlohmann::json(nullptr);
   nlohmann::json depth = nlohmann::json::array();
-  for (const theorems::Plan& p : d.search.per_depth)
-    depth.push_back({{"L", p.architecture.layers()}, {"heads", p.architecture.heads}});
+  for (const theorems::Plan& p : d.search.per_depth) {
+    depth.push_back({{"L", p.architecture.layers()},
+                     {"heads", p.architecture.heads},
+                     {"n", head_dims(p.architecture)},
+                     {"arguments", architecture_arguments(p.architecture)}});
+  }
   out["fewest_heads_per_depth"] = depth;
   return out;
 }
@@ -422,24 +511,27 @@ std::string plan_text(const theorems::Target& t, const theorems::Plan& p) {
     out += fmt::format("  layer {}:\n", l);
     for (const theorems::PlanStep& s : p.steps) {
       if (s.layer != l) continue;
-      out += fmt::format("    {} at the {}: {}: {}  [eps^-({}), {}; rule {}]\n", theorems::heads_text(s),
-                         theorems::to_text(s.where), theorems::to_text(s.action), s.what,
-                         symbolic::canonical(s.exponent), s.entry, theorems::rule_of(s.action));
+      out += fmt::format(
+          "    {} at the {}: {}: {}  [{}eps^-({}), {}{}; rule {}]\n", theorems::heads_text(s),
+          theorems::to_text(s.where), theorems::to_text(s.action), s.what,
+          s.kind == theorems::Kind::kLower ? "at least " : "", symbolic::canonical(s.exponent),
+          s.entry, s.kind == theorems::Kind::kLower ? ", a lower bound" : "",
+          theorems::rule_of(s.action));
     }
     for (const theorems::Decoding& d : p.decodings) {
       if (d.layer != l) continue;
-      out += fmt::format("    FFN at the {} decodes {} positions  [eps^-({}), {}]\n",
-                         theorems::to_text(d.where), symbolic::canonical(d.size),
-                         symbolic::canonical(d.exponent), d.entry);
+      out += decoding_line(t, d, p.floor);
     }
     const theorems::LayerSets& s = p.sets[static_cast<std::size_t>(l)];
     out += fmt::format("    after layer {}: I(t) = {} (size {})  I(T+1) = {} (size {})\n", l,
-                       set_text(s.token), s.token_size, set_text(s.readout),
-                       symbolic::canonical(s.readout_size));
+                       set_text(s.token), size_text(t, s.token_size), set_text(s.readout),
+                       size_text(t, s.readout_size));
   }
   if (!p.reason.empty()) out += "  because " + p.reason + "\n";
-  out += fmt::format("M = {}: {}\n  dominant: {}\n  catalogue entries: {}\n", rate_text(t, p),
-                     theorems::to_text(p.verdict), p.dominant,
+  out += fmt::format("M = {}: {}\n  dominant: {}\n", rate_text(t, p), theorems::to_text(p.verdict),
+                     p.dominant);
+  out += upper_bound_text(t, p, "  ");
+  out += fmt::format("  catalogue entries: {}\n",
                      p.entries.empty() ? "none" : fmt::format("{}", fmt::join(p.entries, ", ")));
   return out;
 }

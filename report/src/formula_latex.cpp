@@ -93,8 +93,8 @@ std::string reduce_latex(const Node& n) {
     indices += (indices.empty() ? "" : ", ") + name_latex(b.name);
   }
   if (n.binders.size() > 1) indices = "(" + indices + ")";
-  return "\\left." + body + "\\right|_{" + indices + " = " + arg + "_{" + subscript_of_binders(n) +
-         "} " + print(n.args[1], 0) + "}";
+  return body + "\\big|_{" + indices + " = " + arg + "_{" + subscript_of_binders(n) + "} " +
+         print(n.args[1], 0) + "}";
 }
 
 std::string call_latex(const Node& n) {
@@ -108,13 +108,21 @@ std::string call_latex(const Node& n) {
   if (f == "norm" && a.size() == 1) return "\\lVert " + a[0] + " \\rVert";
   if (f == "sqnorm" && a.size() == 1) return "\\lVert " + a[0] + " \\rVert^{2}";
   if (f == "abs" && a.size() == 1) return "\\lvert " + a[0] + " \\rvert";
-  if (f == "sqrt" && a.size() == 1) return "\\sqrt{" + a[0] + "}";
+  if (f == "sqrt" && a.size() == 1) {
+    // A radical is one box, which a table cell cannot break: the root of a sum, or of what
+    // |.| or a norm already encloses, is written as a power.
+    const Node& u = n.args[0];
+    if (u.kind == Node::Kind::kCall && (u.name == "abs" || u.name == "norm"))
+      return a[0] + "^{1/2}";
+    if (u.kind == Node::Kind::kAdd || u.kind == Node::Kind::kSub) return "(" + a[0] + ")^{1/2}";
+    return "\\sqrt{" + a[0] + "}";
+  }
   std::string head = (f == "exp" || f == "log" || f == "tanh" || f == "sin" || f == "cos")
                          ? "\\" + f
                          : "\\operatorname{" + latex_escape(f) + "}";
-  std::string out = head + "\\left(";
+  std::string out = head + "(";
   for (std::size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + a[i];
-  return out + "\\right)";
+  return out + ")";
 }
 
 std::string print(const Node& n, int at_least) {
@@ -144,7 +152,9 @@ std::string print(const Node& n, int at_least) {
     case K::kReduce: s = reduce_latex(n); break;
   }
   if (n.kind == K::kDiv) return s;  // a fraction needs no parentheses
-  return precedence(n) < at_least ? "\\left(" + s + "\\right)" : s;
+  // Plain parentheses: \left( ... \right) would make the group one box, which a table cell
+  // cannot break at its + and -, however long.
+  return precedence(n) < at_least ? "(" + s + ")" : s;
 }
 
 }  // namespace

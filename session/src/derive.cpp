@@ -24,13 +24,30 @@ Derived derive(theorems::Engine& engine, const TargetRequest& target,
   out.targets.reserve(out.specs.size());
   for (const targets::TargetSpec& s : out.specs) out.targets.push_back(theorems::to_target(s));
   for (std::size_t i = 0; i < out.specs.size(); ++i) {
+    const targets::TargetSpec& spec = out.specs[i];
     report::Derivation d;
     d.target = &out.targets[i];
     // The search keeps the given E and n (n fixed, so any head count is allowed).
-    const theorems::Architecture base = architecture.for_target(out.specs[i]);
-    if (architecture.heads) d.plan = engine.plan(out.targets[i], base);
+    const theorems::Architecture base = architecture.for_target(spec);
     d.search = engine.search(out.targets[i], base);
-    out.derivations.push_back(std::move(d));
+    // A plan on the given heads; without them, one on each architecture a target file lists
+    // (with the file's E), as check --targets derives them.
+    std::vector<theorems::Architecture> planned;
+    if (architecture.heads) {
+      planned.push_back(base);
+    } else {
+      for (const std::vector<long>& heads : spec.architectures) {
+        ArchitectureRequest listed = architecture;
+        listed.heads = heads;
+        listed.embedding = spec.embedding;
+        planned.push_back(listed.for_target(spec));
+      }
+    }
+    if (planned.empty()) out.derivations.push_back(d);
+    for (const theorems::Architecture& a : planned) {
+      d.plan = engine.plan(out.targets[i], a);
+      out.derivations.push_back(d);
+    }
   }
   return out;
 }
@@ -77,12 +94,13 @@ nlohmann::json rates_json(const theorems::Plan& p) {
   if (p.priced()) {
     const symbolic::Rate rate = p.rate();
     const symbolic::Rate general = p.general_rate();
-    d["rate"] = rate.print(symbolic::Landau::kBigO);
-    d["rate_latex"] = rate.print(symbolic::Landau::kBigO, symbolic::Format::kLatex);
+    d["kind"] = theorems::to_text(p.kind);
+    d["rate"] = rate.print(p.landau());
+    d["rate_latex"] = rate.print(p.landau(), symbolic::Format::kLatex);
     d["eps_rate"] = rate.print();
     d["eps_rate_latex"] = rate.print(symbolic::Format::kLatex);
-    d["rate_general"] = general.print(symbolic::Landau::kBigO);
-    d["rate_general_latex"] = general.print(symbolic::Landau::kBigO, symbolic::Format::kLatex);
+    d["rate_general"] = general.print(p.landau());
+    d["rate_general_latex"] = general.print(p.landau(), symbolic::Format::kLatex);
     d["rate_general_condition"] = p.general_condition;
   }
   return d;

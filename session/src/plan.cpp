@@ -33,7 +33,9 @@ std::string planned_text(const Planned& p) {
 }
 
 nlohmann::json planned_json(const Planned& p) {
-  nlohmann::json j = report::to_json(p.plan);
+  const auto T = p.target.bindings.find("T");
+  nlohmann::json j = report::to_json(
+      p.plan, T == p.target.bindings.end() ? std::nullopt : std::optional<long>(T->second));
   j["target"] = report::to_json(*p.target.program);
   return j;
 }

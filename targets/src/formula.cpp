@@ -51,9 +51,11 @@ struct reduce_op : peg::sor<kw_max, kw_min, kw_sum> {};
 struct key : peg::seq<tok<kw_by>, peg::must<expr>> {};
 struct reduction : peg::seq<tok<reduce_op>, open_paren, peg::must<binders>, peg::opt<key>,
                             peg::must<close_paren>, peg::must<unary>> {};
-struct kth : peg::seq<tok<kw_kth>, peg::must<open_paren>, peg::must<tok<bound>>, peg::must<comma>,
-                      peg::must<binders>, peg::opt<key>, peg::must<close_paren>, peg::must<unary>> {
-};
+/// The comma after kth's rank: its own rule, so that what stands there says what a rank is.
+struct rank_end : tok<peg::one<','>> {};
+struct kth
+    : peg::seq<tok<kw_kth>, peg::must<open_paren>, peg::must<tok<bound>>, peg::must<rank_end>,
+               peg::must<binders>, peg::opt<key>, peg::must<close_paren>, peg::must<unary>> {};
 struct call : peg::seq<tok<name>, open_paren, peg::list_must<expr, comma>, peg::must<close_paren>> {
 };
 struct subscript_value : peg::sor<number, name> {};
@@ -91,6 +93,9 @@ INFOFLOW_MESSAGE(close_paren, "expected ')'");
 INFOFLOW_MESSAGE(open_paren, "expected '('");
 INFOFLOW_MESSAGE(close_bracket, "expected ']'");
 INFOFLOW_MESSAGE(comma, "expected ','");
+INFOFLOW_MESSAGE(rank_end,
+                 "expected ',' after kth's rank, which is an integer or the name of one "
+                 "(kth(2, t), kth(k, t), kth(T, t)), not an expression");
 INFOFLOW_MESSAGE(binders, "expected an index, e.g. t, s != t or i = 1..D");
 INFOFLOW_MESSAGE(range, "expected a range, e.g. 1..D");
 INFOFLOW_MESSAGE(dots, "expected '..' in the range");

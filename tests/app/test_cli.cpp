@@ -433,6 +433,93 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_architectures_exit_two) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_formula_with_a_sign_after_the_options_end_is_a_formula) {
+  // Issue 46: --heads took the -- as the end of its list, and the formula became an option.
+  const Run r = run("derive --heads 1 -- '-max(t) dot(a, x[t])'");
+  BOOST_TEST(r.code == 0, r.out);
+  BOOST_TEST(contains(r.out, "target formula: -max(t) dot(a, x[t])"), r.out);
+  BOOST_TEST(contains(r.out, "M = O(eps^(-1)): efficient"), r.out);
+  const Run two = run("plan --heads 1,1 -- '-max(t) dot(a, x[t]) - min(t) dot(b, x[t])'");
+  BOOST_TEST(two.code == 0, two.out);
+  BOOST_TEST(contains(two.out, "on L=2 h=(1,1)"), two.out);
+  const Run bad = run("plan 'max(t) dot(a, x[t])' --heads 1,x");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(contains(bad.out, "--heads 1,x: heads per layer are integers separated by commas"));
+}
+
+BOOST_AUTO_TEST_CASE(an_architecture_the_search_prints_plans_again_as_printed) {
+  // Issue 46: the search holds n fixed (E / 2 = 8 here) and printed "(3)", which --heads 3
+  // alone cannot give (3 heads do not divide E = 16). Each architecture now comes with the
+  // options that give it.
+  const std::string formula = "'max(t) dot(a, x[t]) + min(t) dot(b, x[t]) + max(t) dot(c, x[t])'";
+  const Run r = run("derive " + formula + " --heads 2");
+  BOOST_TEST_REQUIRE(r.code == 0, r.out);
+  const std::string line = "fewest heads with L = 1: (3), n = 8 (";
+  const std::size_t at = r.out.find(line);
+  BOOST_TEST_REQUIRE(at != std::string::npos, r.out);
+  const std::size_t from = at + line.size();
+  const std::string arguments = r.out.substr(from, r.out.find(')', from) - from);
+  BOOST_TEST(arguments == "--heads 3 --E 16 --head-dim 8");
+  const Run again = run("plan " + formula + " " + arguments);
+  BOOST_TEST(again.code == 0, again.out);
+  BOOST_TEST(contains(again.out, "on L=1 h=(3) E=16 d=4 n=8"), again.out);
+  BOOST_TEST(contains(again.out, "M = O(eps^(-1)): efficient"), again.out);
+  BOOST_TEST(run("plan " + formula + " --heads 3").code == 2);
+}
+
+BOOST_AUTO_TEST_CASE(derive_on_a_target_file_plans_on_the_architectures_it_lists) {
+  // Issue 46: without --heads, derive ignored the file's architectures, and the LaTeX table's
+  // M column said "---".
+  TempDir temp;
+  const std::string file =
+      temp.write("targets.toml",
+                 "[[target]]\nname = \"kth2\"\nformula = \"kth(2, t) dot(a, x[t])\"\n"
+                 "set = { T = 32 }\narchitectures = [\"1\", \"1,1\"]\n")
+          .string();
+  const Run text = run("derive " + file);
+  BOOST_TEST_REQUIRE(text.code == 0, text.out);
+  BOOST_TEST(contains(text.out, "on L=1 h=(1) E=16"), text.out);
+  BOOST_TEST(contains(text.out, "on L=2 h=(1,1) E=16"), text.out);
+  const Run latex = run("derive " + file + " --format latex");
+  BOOST_TEST_REQUIRE(latex.code == 0, latex.out);
+  BOOST_TEST(contains(latex.out, "\\label{target:kth2-h1}"), latex.out);
+  BOOST_TEST(contains(latex.out, "\\label{target:kth2-h1-1}"), latex.out);
+  BOOST_TEST(!contains(latex.out, "& --- &"), latex.out);
+  // The one-layer plan rests on Theorem 2, a lower bound, with the best upper bound beside it.
+  BOOST_TEST(contains(latex.out, "$M = \\Omega\\left(\\varepsilon^{-\\frac{29}{17}}\\right)$"),
+             latex.out);
+  BOOST_TEST(contains(latex.out, "upper bound:\\newline $M = O\\left(\\varepsilon^{-7}\\right)$"),
+             latex.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_long_derive_or_construct_says_what_it_is_doing) {
+  // Issue 46: construct ran 12 minutes without a word. On a terminal, from 5 s on (here from 0 s:
+  // INFOFLOW_PROGRESS_AFTER), a line on standard error says the command, the time and the stage.
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    BOOST_TEST_MESSAGE("script (util-linux) not installed: no terminal to test the line on");
+    return;
+  }
+  // Each runs a second or so, time enough for the line to be drawn.
+  for (const std::string command :
+       {"derive 'max(r, s, t, u) (dot(x[r], x[s]) + dot(x[s], x[t]) + dot(x[t], x[u]))' --heads 1",
+        "construct 'max(t) exp(-dot(a, x[t]))' --heads 1 --samples 200000"}) {
+    const std::string shell = "env -u CI INFOFLOW_PROGRESS_AFTER=0 script -qec \"" +
+                              std::string(INFOFLOW_BINARY) + " " + command + "\" /dev/null 2>&1";
+    FILE* pipe = ::popen(shell.c_str(), "r");
+    BOOST_TEST_REQUIRE(pipe != nullptr);
+    std::string out;
+    std::array<char, 4096> buffer{};
+    for (std::size_t n = 0; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
+      out.append(buffer.data(), n);
+    BOOST_TEST(::pclose(pipe) == 0, out);
+    BOOST_TEST(contains(out, "\r\033[Kinfoflow " + command.substr(0, command.find(' ')) + ": 0 s"),
+               out);
+  }
+  // Not on a terminal: no line redrawn into a log.
+  const Run plain = run("derive 'max(t) dot(a, x[t])' --heads 1");
+  BOOST_TEST(!contains(plain.out, "\033[K"));
+}
+
 BOOST_AUTO_TEST_CASE(bad_target_files_name_file_line_and_column) {
   const TempDir temp;
   const std::filesystem::path& dir = temp.dir();

@@ -90,6 +90,16 @@ BOOST_AUTO_TEST_CASE(one_retrieval_is_exact_up_to_the_softmax) {
                                                   b.construction.counts.readout);
 }
 
+BOOST_AUTO_TEST_CASE(a_selection_whose_value_is_a_message_reads_it_off_the_chosen_token) {
+  // Issue 46, defect 6: the value at the token s the readout selects is m1(s), which s holds
+  // after layer 1; the constructor evaluated it as a function of x alone (bad_function_call,
+  // exit 3). It is now fetched from the chosen token's stream with the selection.
+  const Built b =
+      build("max(s by dot(a, x[s])) max(t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 0, quick());
+  BOOST_TEST_REQUIRE(b.construction.built, b.construction.failure);
+  BOOST_TEST(b.construction.nmse < 1e-2);
+}
+
 BOOST_AUTO_TEST_CASE(the_same_seed_gives_the_same_network_and_number) {
   const Built a = build("max(t) exp(-dot(a, x[t]))", {1});
   const Built b = build("max(t) exp(-dot(a, x[t]))", {1});

@@ -61,6 +61,10 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_their_column) {
   BOOST_TEST(error_of("sum(i = 1.D) max(t) dot(a[i], x[t])") == "10: expected '..' in the range");
   BOOST_TEST(error_of("dot(x[1], x[2])) ") == "16: unexpected text after the formula");
   BOOST_TEST(error_of("") == "1: expected an expression");
+  // Issue 46: a rank written as an expression got "expected ','" and no word of what a rank is.
+  BOOST_TEST(error_of("kth(T - 1, t) dot(a, x[t])") ==
+             "7: expected ',' after kth's rank, which is an integer or the name of one (kth(2, t), "
+             "kth(k, t), kth(T, t)), not an expression");
 }
 
 BOOST_AUTO_TEST_CASE(semantic_errors_name_their_column) {

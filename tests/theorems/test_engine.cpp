@@ -9,9 +9,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "infoflow/symbolic/canonical.hpp"
-#include "infoflow/theorems/check.hpp"
 #include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/theorems/check.hpp"
 #include "infoflow/theorems/engine.hpp"
+
+#include "common/symbols.hpp"
 
 namespace th = infoflow::theorems;
 namespace tg = infoflow::targets;
@@ -70,12 +72,18 @@ BOOST_AUTO_TEST_CASE(the_rate_at_a_given_T_keeps_the_decoding_floor) {
   BOOST_TEST(one.exponent_at(8) == GiNaC::ex(1));
   BOOST_TEST(one.exponent_at(12) == GiNaC::ex(2));
   BOOST_TEST(one.exponent_at(14) == GiNaC::ex(GiNaC::numeric(5, 2)));
-  // Theorem 2's k-th retrieval, (T - k - 1)/(n + 1) at n = 4, is not floored, but the readout
-  // still decodes what it fetched: at T = 6, 3/5 < 1; at T = 20, 17/5.
+  // Theorem 2's k-th retrieval, (T - k - 1)/(n + 1) at n = 4, is a lower bound: no floor (an
+  // upper-bound price) raises it: 3/5 at T = 6, 17/5 at T = 20. The best upper bound beside it
+  // is global aggregation's, floored: T/4 - 1 = 1/2 < 1 at T = 6, 4 at T = 20.
   const th::Plan kth = engine.plan(target("kth(2, t by dot(a, x[t])) dot(b, x[t])"), arch({1}));
   BOOST_TEST(th::to_text(kth.verdict) == "exponential in T");
-  BOOST_TEST(kth.exponent_at(6) == GiNaC::ex(1));
+  BOOST_TEST(kth.kind == th::Kind::kLower);
+  BOOST_TEST(kth.exponent_at(6) == GiNaC::ex(GiNaC::numeric(3, 5)));
   BOOST_TEST(kth.exponent_at(20) == GiNaC::ex(GiNaC::numeric(17, 5)));
+  BOOST_TEST_REQUIRE(kth.upper != nullptr);
+  BOOST_TEST(kth.upper->kind == th::Kind::kUpper);
+  BOOST_TEST(kth.upper->exponent_at(6) == GiNaC::ex(1));
+  BOOST_TEST(kth.upper->exponent_at(20) == GiNaC::ex(4));
 }
 
 BOOST_AUTO_TEST_CASE(intrinsic_dimension_needs_D_heads_in_both_layers) {
@@ -187,6 +195,59 @@ BOOST_AUTO_TEST_CASE(triangle_centre_is_efficient_for_no_fixed_shape) {
 // R1: attention's score is a query-key product, bilinear in the states; before any FFN those are
 // linear in the raw tokens. A score nonlinear in one token waits for an FFN (layer 2), a linear
 // or bilinear one does not.
+BOOST_AUTO_TEST_CASE(a_price_from_a_lower_bound_is_a_lower_bound_beside_the_best_upper_one) {
+  th::Engine engine(catalogue());
+  // Issue 46, defect 1: kth(2) on one layer cited Theorem 2 (a lower bound) as O(...), and so
+  // read as cheaper than max + min, which aggregates.
+  th::Architecture one = arch({1});
+  one.head_dim = 0;  // n = E / h = 16, as derive plans it
+  const th::Plan kth = engine.plan(target("kth(2, t) dot(a, x[t])", {{"T", 32}}), one);
+  BOOST_TEST(kth.kind == th::Kind::kLower);
+  // (T - k - 1)/(n + 1) = 29/17 at T = 32, n = 16.
+  BOOST_TEST(kth.rate_at(32).print(kth.landau()) == "Omega(eps^(-29/17))");
+  BOOST_TEST(kth.dominant.find("a lower bound") != std::string::npos);
+  BOOST_TEST_REQUIRE(kth.upper != nullptr);
+  // The best upper bound: aggregation, 1 - T d/E = 1 - 32 * 4/16 = -7.
+  BOOST_TEST(kth.upper->kind == th::Kind::kUpper);
+  BOOST_TEST(kth.upper->rate_at(32).print(kth.upper->landau()) == "O(eps^(-7))");
+  const th::Plan easy =
+      engine.plan(target("max(t) dot(a, x[t]) + min(t) dot(b, x[t])", {{"T", 32}}), one);
+  BOOST_TEST(easy.kind == th::Kind::kUpper);
+  BOOST_TEST(easy.rate_at(32).print(easy.landau()) == "O(eps^(-7))");
+  BOOST_TEST(!easy.upper);
+  // Like with like: the hard target's upper bound is no cheaper than the easy one's.
+  BOOST_TEST(kth.upper->exponent_at(32) == easy.exponent_at(32));
+  // Where a chain of masked retrievals fits, the plan is an upper bound with no lower beside it.
+  const th::Plan two = engine.plan(target("kth(2, t) dot(a, x[t])"), arch({1, 1}));
+  BOOST_TEST(two.kind == th::Kind::kUpper);
+  BOOST_TEST(th::to_text(two.verdict) == "efficient");
+  BOOST_TEST(!two.upper);
+}
+
+BOOST_AUTO_TEST_CASE(information_sets_are_unions_of_distinct_positions) {
+  th::Engine engine(catalogue());
+  // Issue 46, defect 2: three k-th largests on (1,1,1,1) decoded "11 positions" at T = 4. Every
+  // token fetches the global g3 in layer 1 and g4 in layer 2, so I(t,2) = {t, g3, g4}; the
+  // readout fetches g1, g2, g5, g6, each bringing g3 and g4 again: {g1, ..., g6}, 6 positions
+  // as T grows (11 when sizes were added), and at most T = 4 at T = 4.
+  const th::Plan p = engine.plan(
+      target("kth(2, t) dot(a, x[t]) + kth(2, t) dot(b, x[t]) + kth(2, t) dot(c, x[t])"),
+      arch({1, 1, 1, 1}));
+  BOOST_TEST_REQUIRE(p.sets.size() == 5u);
+  BOOST_TEST(infoflow::symbolic::canonical(p.sets[2].token_size) == "3");
+  BOOST_TEST(infoflow::symbolic::canonical(p.sets[4].readout_size) == "6");
+  BOOST_TEST_REQUIRE(!p.decodings.empty());
+  const th::Decoding& last = p.decodings.back();
+  BOOST_TEST(infoflow::symbolic::canonical(last.size) == "6");
+  BOOST_TEST(th::size_at(last.size, 4) == GiNaC::ex(4));
+  // 1 - 6 * 4/16 = -1/2: floored to the efficient rate; at T = 4, 1 - 4 * 4/16 = 0, floored.
+  BOOST_TEST(p.exponent == GiNaC::ex(1));
+  BOOST_TEST(p.exponent_at(4) == GiNaC::ex(1));
+  BOOST_TEST(last.exponent_at(4) == GiNaC::ex(0));
+  // A set that names every position holds T of them: capped at T, not beyond.
+  BOOST_TEST(th::size_at(infoflow::testing::sym("T"), 8) == GiNaC::ex(8));
+}
+
 BOOST_AUTO_TEST_CASE(a_score_nonlinear_in_one_token_is_retrieved_after_an_ffn) {
   th::Engine engine(catalogue());
   const th::Target norm = target("max(t) sqnorm(x[t])");
@@ -687,6 +748,38 @@ BOOST_AUTO_TEST_CASE(summaries_and_idle_selections_are_not_counted_as_comparison
   const th::Target idle = target("max(t by dot(a, x[t])) dot(b, x[1]) + max(s) dot(a, x[s])");
   BOOST_TEST(idle.program->comparisons.size() == 2u);
   BOOST_TEST(idle.program->dimension() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(scope_is_lipschitz_continuity_of_the_composition_on_its_arguments_range) {
+  th::Engine engine(catalogue());
+  const auto outside = [&](const std::string& formula) {
+    const th::Plan p = engine.plan(target(formula), arch({1, 1}));
+    return p.verdict == th::Verdict::kOutsideFramework ? p.reason : std::string();
+  };
+  // Issue 46, defect 4: each was priced as efficient (or sqrt(|y|) let through where sqrt(y) was
+  // not), though the outer function is not Lipschitz where y = 0, which y reaches.
+  for (const char* f : {"log(abs(max(t) dot(a, x[t])))", "1 / abs(max(t) dot(a, x[t]))",
+                        "sqrt(abs(max(t) dot(a, x[t])))", "max(t) log(sqnorm(x[t]))",
+                        "abs(max(t) dot(a, x[t]))^(-1)"}) {
+    const std::string why = outside(f);
+    BOOST_TEST(!why.empty(), f);
+    // The reason names the hypothesis broken.
+    BOOST_TEST(why.find("not Lipschitz") != std::string::npos, why);
+    BOOST_TEST(why.find("assumes a target Lipschitz") != std::string::npos, why);
+  }
+  BOOST_TEST(outside("log(abs(max(t) dot(a, x[t])))").find("is 0 where 'max(t) dot(a, x[t])' is") !=
+             std::string::npos);
+  // sqrt of a sum of squares is a norm, Lipschitz; a quantity kept away from 0 is inside.
+  for (const char* f : {"max(t) sqrt(sqnorm(x[t]))", "sqrt(max(t) sqnorm(x[t]))",
+                        "max(t) sqrt(sqnorm(x[t]) + 1)", "max(t) log(1 + sqnorm(x[t]))",
+                        "max(t) (1 / (1 + sqnorm(x[t])))", "max(t) sqrt(dot(x[t], x[t]) / 2)"}) {
+    BOOST_TEST(outside(f).empty(), f << ": " << outside(f));
+    BOOST_TEST(th::to_text(engine.plan(target(f), arch({1, 1})).verdict) == "efficient", f);
+  }
+  // s != t keeps the diagonal, where x[s] - x[t] = 0, out of the sign's sample: the root of
+  // sqnorm(x[s] - x[t]) is a norm; its log reaches 0 still (two tokens can coincide).
+  BOOST_TEST(outside("max(s != t) sqrt(sqnorm(x[s] - x[t]))").empty());
+  BOOST_TEST(!outside("max(s != t) log(sqnorm(x[s] - x[t]))").empty());
 }
 
 // Found by a review of the monotone rewrite: E5 looks at a reduction as written (relu(-sqnorm)

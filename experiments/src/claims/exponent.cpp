@@ -29,8 +29,7 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
   // The rate at the runs' T, which the slope follows (the decoding floor applied there), with
   // the rate in T beside it where they differ.
   const std::string in_T = rate_text(plan);
-  const std::string at_T =
-      plan.priced() ? plan.rate_at(tokens).print(symbolic::Landau::kBigO) : in_T;
+  const std::string at_T = plan.priced() ? plan.rate_at(tokens).print(plan.landau()) : in_T;
   const std::string rate = at_T == in_T
                                ? fmt::format("{} at T = {}", in_T, tokens)
                                : fmt::format("{} at T = {} (in T: {})", at_T, tokens, in_T);

@@ -81,8 +81,7 @@ std::map<std::string, std::vector<const Cell*>> judge_lines(
 }
 
 std::string rate_text(const theorems::Plan& plan) {
-  return plan.priced() ? plan.rate().print(symbolic::Landau::kBigO)
-                       : "no rate (" + plan.reason + ")";
+  return plan.priced() ? plan.rate().print(plan.landau()) : "no rate (" + plan.reason + ")";
 }
 
 }  // namespace infoflow::experiments

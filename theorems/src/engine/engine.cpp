@@ -10,9 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "infoflow/core/progress.hpp"
 #include "infoflow/symbolic/canonical.hpp"
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/targets/target_file.hpp"
+#include "information_sets.hpp"
 #include "placement.hpp"
 
 namespace infoflow::theorems {
@@ -154,6 +156,7 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
       family(std::move(family_)),
       is_family(is_family_),
       token_dim(token_dim_) {
+  core::progress::set("compiling target " + name + " (its values on random sequences)");
   try {
     program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
     // A product (its vertices), an absolute value or even power (max |E| = max(max E,
@@ -178,12 +181,26 @@ symbolic::Rate Plan::general_rate() const {
   return symbolic::Rate::from_ex(GiNaC::pow(sym("eps"), -general_exponent));
 }
 
+GiNaC::ex size_at(const GiNaC::ex& size, long tokens) {
+  const GiNaC::ex at = size.subs(sym("T") == tokens);
+  if (GiNaC::is_a<GiNaC::numeric>(at) && GiNaC::ex_to<GiNaC::numeric>(at) > tokens) return tokens;
+  return at;
+}
+
+GiNaC::ex Decoding::exponent_at(long tokens) const {
+  return law.subs(sym("T0") == size_at(size, tokens)).subs(sym("T") == tokens);
+}
+
 GiNaC::ex Plan::exponent_at(long tokens) const {
   if (steps.empty() && decodings.empty()) return exponent.subs(sym("T") == tokens);
   std::vector<GiNaC::ex> items;
-  for (const PlanStep& s : steps) items.push_back(s.exponent);
-  for (const Decoding& d : decodings) items.push_back(d.exponent);
-  if (!decodings.empty()) items.push_back(floor);
+  for (const PlanStep& s : steps) {
+    if (kind != Kind::kLower || s.kind == Kind::kLower) items.push_back(s.exponent);
+  }
+  if (kind != Kind::kLower) {  // decodings and the floor are upper-bound prices
+    for (const Decoding& d : decodings) items.push_back(d.exponent_at(tokens));
+    if (!decodings.empty()) items.push_back(floor);
+  }
   GiNaC::numeric most;
   bool first = true;
   for (const GiNaC::ex& e : items) {
@@ -236,10 +253,17 @@ struct Pricer {
   const Architecture& a;
 
   [[nodiscard]] GiNaC::ex floor() const { return engine.exponent_of(engine.costs().efficient, {}); }
+  /// Theorem 3's exponent in T0, with d and E given.
+  [[nodiscard]] GiNaC::ex decode_law() const {
+    return engine.exponent_of(engine.costs().decoding,
+                              {{sym("d"), a.token_dim}, {sym("E"), a.embedding}});
+  }
   [[nodiscard]] GiNaC::ex decode(const GiNaC::ex& size) const {
-    const GiNaC::ex e = engine.exponent_of(
-        engine.costs().decoding, {{sym("T0"), size}, {sym("d"), a.token_dim}, {sym("E"), a.embedding}});
+    const GiNaC::ex e = decode_law().subs(sym("T0") == size).expand();
     return detail::cheaper(price_of(e), price_of(floor())) ? floor() : e;
+  }
+  [[nodiscard]] Kind kind_of(const std::string& entry) const {
+    return engine.catalogue().find(entry)->kind == Kind::kLower ? Kind::kLower : Kind::kUpper;
   }
   /// Decoding with d and E symbolic: Theorem 3's exponent, or the floor and when it holds.
   [[nodiscard]] std::pair<GiNaC::ex, std::string> decode_general(const GiNaC::ex& size) const {
@@ -277,9 +301,16 @@ struct Pricer {
   }
 };
 
+/// The plan's rate: its costliest step or decoding; where a step is priced by a lower bound,
+/// the costliest such step alone (the others' prices bound from above, so they say nothing of
+/// how much the plan needs at least).
 void finish(Plan& p, const GiNaC::ex& floor) {
   p.floor = floor;
   p.exponent = 0;
+  p.kind = std::any_of(p.steps.begin(), p.steps.end(),
+                       [](const PlanStep& s) { return s.kind == Kind::kLower; })
+               ? Kind::kLower
+               : Kind::kUpper;
   bool first = true;
   std::set<std::string> entries;
   auto take = [&](const GiNaC::ex& exponent, const GiNaC::ex& general, const std::string& floored,
@@ -292,15 +323,17 @@ void finish(Plan& p, const GiNaC::ex& floor) {
   };
   for (const PlanStep& s : p.steps) {
     entries.insert(s.entry);
+    if (s.kind != p.kind) continue;
     if (first || detail::cheaper(price_of(p.exponent), price_of(s.exponent))) {
-      take(s.exponent, s.general, s.floored_while,
-           fmt::format("layer {} {} at the {}: {} ({})", s.layer, heads_text(s), to_text(s.where),
-                       to_text(s.action), s.entry));
+      take(
+          s.exponent, s.general, s.floored_while,
+          fmt::format("layer {} {} at the {}: {} ({}{})", s.layer, heads_text(s), to_text(s.where),
+                      to_text(s.action), s.entry, s.kind == Kind::kLower ? ", a lower bound" : ""));
     }
   }
   for (const Decoding& d : p.decodings) {
     entries.insert(d.entry);
-    if (detail::cheaper(price_of(p.exponent), price_of(d.exponent))) {
+    if (p.kind == Kind::kUpper && detail::cheaper(price_of(p.exponent), price_of(d.exponent))) {
       take(d.exponent, d.general, d.floored_while,
            fmt::format("decoding {} positions at the {} after layer {} ({})",
                        symbolic::canonical(d.size), to_text(d.where), d.layer, d.entry));
@@ -311,10 +344,23 @@ void finish(Plan& p, const GiNaC::ex& floor) {
   if (p.steps.empty() && p.decodings.empty()) p.dominant = "none: the target is a constant (E5)";
 }
 
+/// Efficient where the exponent does not grow with T (a lower bound that grows says no plan of
+/// its kind is efficient).
+void set_verdict(Plan& p) {
+  p.verdict = price_of(p.exponent).slope == 0 ? Verdict::kEfficient : Verdict::kExponentialInT;
+  if (p.verdict == Verdict::kEfficient) p.reason.clear();
+}
+
 Decoding decoding(const Pricer& pricer, long layer, TokenClass where, const GiNaC::ex& size) {
   const auto [general, floored] = pricer.decode_general(size);
-  return Decoding{layer, where, size, pricer.engine.costs().decoding, pricer.decode(size), general,
-                  floored};
+  return Decoding{layer,
+                  where,
+                  size,
+                  pricer.engine.costs().decoding,
+                  pricer.decode(size),
+                  general,
+                  floored,
+                  pricer.decode_law()};
 }
 
 /// The plan of one global aggregation at the readout in layer 1: the readout then holds every
@@ -409,6 +455,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
       s.entry = costs.efficient;
       s.exponent = s.general = pricer.floor();
     }
+    s.kind = pricer.kind_of(s.entry);
     if (!slot->readout && q.holder == Holder::kGlobal) carried.push_back(q.name);
     auto& parts = slot->readout ? readout_parts : token_parts;
     const std::string got = fetched(q);
@@ -427,7 +474,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   std::stable_sort(p.steps.begin(), p.steps.end(), [](const PlanStep& x, const PlanStep& y) {
     return std::tie(x.layer, x.where, x.head) < std::tie(y.layer, y.where, y.head);
   });
-  const detail::Sizes sizes = detail::sizes_of(program, placement, layers);
+  const detail::Sizes sizes = detail::information_set_sizes(program, placement, layers);
   p.sets.push_back(LayerSets{0, {"t"}, 1, {}, 0});
   for (long l = 1; l <= layers; ++l) {
     const auto li = static_cast<std::size_t>(l);
@@ -508,37 +555,48 @@ Plan Engine::plan_program(const Program& program, const Architecture& arch) {
     return p;
   }
   const detail::PriceModel prices = pricer.model();
-  const detail::PlacementResult placed = detail::place(program, arch, prices, false, node_cap_);
+  // The best upper bound: a placement of every k-th largest as its chain of masked retrievals
+  // (one k-th retrieval in one layer is priced by Theorem 2, a lower bound), else global
+  // aggregation. A placement's price does not grow with T, aggregation's does.
+  Program chains;
+  if (!program.ranked.empty()) {
+    chains = program;
+    chains.ranked.clear();
+  }
+  const detail::PlacementResult placed =
+      detail::place(program.ranked.empty() ? program : chains, arch, prices, false, node_cap_);
   if (placed.truncated) {  // the best found need not be the cheapest: no guess
     p.verdict = Verdict::kUndecided;
     p.reason = cap_reason(arch);
     p.truncated = true;
     return p;
   }
-  const Plan fallback = aggregation_plan(
-      pricer, arch,
-      placed.best ? ""
-                  : fmt::format("no placement on {} gives every quantity a slot ({} found none); "
-                                "global aggregation covers the target",
-                                arch.heads_text(), placed.unplaced));
-  if (placed.best && !detail::cheaper(price_of(fallback.exponent), placed.best->cost)) {
-    p = plan_of(program, pricer, *placed.best);
-    const bool theorem2 = std::find(placed.best->theorem2.begin(), placed.best->theorem2.end(), true) !=
-                          placed.best->theorem2.end();
-    if (theorem2) {
-      p.reason = fmt::format("the k-th largest takes one k-th retrieval in one layer (Theorem 2): "
-                             "no placement on {} fits its chain of masked retrievals",
-                             arch.heads_text());
-    }
-  } else {
-    p = fallback;
-    if (placed.best) {
-      p.reason = "global aggregation is cheaper here than the best placement's k-th retrieval";
-    }
-  }
-  p.verdict = price_of(p.exponent).slope == 0 ? Verdict::kEfficient : Verdict::kExponentialInT;
-  if (p.verdict == Verdict::kEfficient) p.reason.clear();
-  return p;
+  p = placed.best ? plan_of(program, pricer, *placed.best)
+                  : aggregation_plan(pricer, arch,
+                                     fmt::format("no placement on {} gives every quantity a slot "
+                                                 "({} found none); global aggregation covers the "
+                                                 "target",
+                                                 arch.heads_text(), placed.unplaced));
+  set_verdict(p);
+  if (p.verdict == Verdict::kEfficient || program.ranked.empty()) return p;
+  // Where the chains find no slots, a k-th retrieval in one layer is another route. Theorem 2
+  // says what it costs at least: where that is below the upper bound, the plan shows both (a
+  // lower bound is never read as cheaper than an upper one). A route the search could not
+  // decide within its cap is left out: the upper bound stands.
+  const detail::PlacementResult ranked = detail::place(program, arch, prices, false, node_cap_);
+  if (ranked.truncated || !ranked.best ||
+      std::find(ranked.best->theorem2.begin(), ranked.best->theorem2.end(), true) ==
+          ranked.best->theorem2.end())
+    return p;
+  Plan lower = plan_of(program, pricer, *ranked.best);
+  if (!detail::cheaper(price_of(lower.exponent), price_of(p.exponent))) return p;
+  set_verdict(lower);
+  lower.reason = fmt::format(
+      "no placement on {} fits the k-th largest's chain of masked retrievals, so it takes one "
+      "k-th retrieval in one layer, which Theorem 2 bounds from below only",
+      arch.heads_text());
+  lower.upper = std::make_shared<const Plan>(std::move(p));
+  return lower;
 }
 
 std::string Engine::cap_reason(const Architecture& architecture) const {
@@ -589,6 +647,9 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   // says so instead of answering.
   std::vector<Architecture> capped;
   bool answer_capped = false;
+  long to_try = 0;  // architectures, for the progress line
+  for (long layers = 1, count = max_heads; layers <= max_layers; ++layers, count *= max_heads)
+    to_try += count;
   for (long layers = 1; layers <= max_layers; ++layers) {
     std::vector<std::vector<long>> efficient;  // known efficient (monotone: more heads help)
     std::vector<std::vector<long>> not_efficient;
@@ -597,6 +658,7 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
     std::vector<long> heads(static_cast<std::size_t>(layers), 1);
     while (true) {
       ++out.architectures;
+      core::progress::set("architectures searched", out.architectures, to_try);
       bool is_efficient = false;
       if (plannable) {
         if (std::any_of(efficient.begin(), efficient.end(),
@@ -785,7 +847,7 @@ Entry Engine::derived_entry(const Target& target, const Plan& plan) const {
   e.paper = "derived";
   e.source = "infoflow derive (" + a.text() + ")";
   e.provenance = Provenance::kDerived;
-  e.kind = Kind::kUpper;
+  e.kind = plan.kind;  // a lower bound where the plan rests on one (Theorem 2)
   e.quantity = "M";
   e.task = derived_family(target).id;
   const SourceLocation where{"derived:" + target.name, 1, 1};

@@ -54,7 +54,13 @@ std::string conditions_text(const targets::TargetSpec& spec, const std::string& 
 
 /// The plan layer by layer: steps, information sets, decodings, the dominant cost.
 std::string plan_text(const theorems::Target& target, const theorems::Plan& plan);
-nlohmann::json to_json(const theorems::Plan& plan);
+/// The plan as JSON (docs/commands.md, "JSON"): exact values (exponents, set sizes, the
+/// comparison number) are strings of their canonical form ("29/17", "T/4 - 1", "T"), counts of
+/// layers, heads and widths are integers, n is a list with one entry a layer, and a field
+/// without a value is null, never absent. `kind` says what the rate bounds ("upper", or
+/// "lower" with `upper_bound` the best upper plan); `at_T` gives the rate at `tokens` (the
+/// target's T, where it sets one).
+nlohmann::json to_json(const theorems::Plan& plan, std::optional<long> tokens = std::nullopt);
 
 }  // namespace infoflow::report
 

@@ -82,29 +82,42 @@ struct PlanStep {
   /// Consecutive heads from `head` the step uses: more than one for a mean whose values do not
   /// fit in the room its first head has left (R6: n averaged values a head).
   long heads = 1;
+  /// The entry's kind: a lower bound (Theorem 2's k-th retrieval) says what the step costs at
+  /// least, and nothing of what it costs at most.
+  Kind kind = Kind::kUpper;
 };
 
 /// "head 2", or "heads 1-2" for a step that spans several.
 std::string heads_text(const PlanStep& step);
 
-/// The information sets after layer `layer` (0: the input), as the union of their parts.
+/// The information sets after layer `layer` (0: the input), as the union of their parts. A
+/// size counts the distinct positions of the union as T grows (T where a set holds every
+/// position); at a given T a set holds at most T of them (size_at).
 struct LayerSets {
   long layer = 0;
   std::vector<std::string> token;  ///< parts of I(t, layer) of a typical input token
-  long token_size = 1;
+  GiNaC::ex token_size = 1;
   std::vector<std::string> readout;  ///< parts of I(T+1, layer)
-  GiNaC::ex readout_size;
+  GiNaC::ex readout_size = 0;
 };
+
+/// A set's size at a given T: `size` there, and no more than the T positions there are.
+GiNaC::ex size_at(const GiNaC::ex& size, long tokens);
 
 /// A decoding by the FFN after a layer: the set it reads and what it costs.
 struct Decoding {
   long layer = 1;
   TokenClass where = TokenClass::kReadout;
-  GiNaC::ex size;
+  GiNaC::ex size;  ///< as T grows; see size_at
   std::string entry;
   GiNaC::ex exponent;
   GiNaC::ex general;          ///< with d, E and n left symbolic
   std::string floored_while;  ///< when the floor was taken: the condition for it
+  /// Theorem 3's exponent with d and E given and T0 left symbolic, before the floor: what the
+  /// decoding costs at a T where the set holds fewer positions than `size`.
+  GiNaC::ex law;
+  /// The exponent at a given T (before the floor, which the plan applies).
+  [[nodiscard]] GiNaC::ex exponent_at(long tokens) const;
 };
 
 struct Target {
@@ -131,6 +144,13 @@ struct Plan {
   std::vector<Decoding> decodings;
   std::vector<LayerSets> sets;
   GiNaC::ex exponent;    ///< the rate is eps^(-exponent)
+  /// What `exponent` bounds. kLower where a step is priced by a lower-bound entry (a k-th
+  /// retrieval in one layer, Theorem 2): the rate is then the largest of those steps' (M is at
+  /// least that on this route), and `upper` is the cheapest plan the rules build here.
+  Kind kind = Kind::kUpper;
+  /// For a lower-bound plan: the best upper bound the rules give on the same architecture (a
+  /// placement without Theorem 2's retrieval, or global aggregation).
+  std::shared_ptr<const Plan> upper;
   /// The dominant step's exponent with d, E and n symbolic (the architecture's values only
   /// chose the plan), and the condition under which it holds ("" if always).
   GiNaC::ex general_exponent;
@@ -144,9 +164,12 @@ struct Plan {
   /// grows with T keeps Theorem 3's exponent, which falls below this one at small T.
   GiNaC::ex floor = 0;
   [[nodiscard]] symbolic::Rate rate() const;
-  /// The exponent at a given T, exact: the largest of the steps' and decodings' at that T, no
-  /// less than `floor` where the plan decodes anything; `exponent` at T where a value stays
-  /// symbolic.
+  /// O, or Omega for a lower bound.
+  [[nodiscard]] symbolic::Landau landau() const { return landau_of(kind); }
+  /// The exponent at a given T, exact: the largest of the steps' and decodings' at that T (each
+  /// set holding at most T positions), no less than `floor` where the plan decodes anything;
+  /// for a lower bound, the largest of the lower-bound steps' at that T; `exponent` at T where
+  /// a value stays symbolic.
   [[nodiscard]] GiNaC::ex exponent_at(long tokens) const;
   /// The rate at a given T: eps^(-exponent_at(T)).
   [[nodiscard]] symbolic::Rate rate_at(long tokens) const;
