@@ -248,18 +248,22 @@ BOOST_AUTO_TEST_CASE(information_sets_are_unions_of_distinct_positions) {
   BOOST_TEST(th::size_at(infoflow::testing::sym("T"), 8) == GiNaC::ex(8));
 }
 
-BOOST_AUTO_TEST_CASE(a_score_nonlinear_in_one_token_is_retrieved_after_an_ffn) {
+// R1 under the papers' model class (docs/theory.md, section 3): the token-wise encoder holds any
+// function of a token's own input before layer 1, so a score nonlinear in one token is a key
+// feature; a score of two tokens that is no product of a feature of each waits for an FFN.
+BOOST_AUTO_TEST_CASE(a_token_wise_score_is_an_encoder_feature_and_a_pair_score_waits_for_an_ffn) {
   th::Engine engine(catalogue());
   const th::Target norm = target("max(t) sqnorm(x[t])");
-  BOOST_TEST(verdict(norm, arch({1})) == "exponential in T");
-  BOOST_TEST(verdict(norm, arch({4})) == "exponential in T");  // heads do not replace the FFN
-  const th::Plan two = engine.plan(norm, arch({1, 1}));
-  BOOST_TEST(th::to_text(two.verdict) == "efficient");
-  BOOST_TEST_REQUIRE(!two.steps.empty());
-  for (const th::PlanStep& s : two.steps) BOOST_TEST(s.layer == 2);
-  // The reason is said where the one-layer plan gives up.
-  BOOST_TEST(engine.plan(norm, arch({1})).reason.find("an FFN computes it first") !=
-             std::string::npos);
+  const th::Plan one = engine.plan(norm, arch({1}));
+  BOOST_TEST(th::to_text(one.verdict) == "efficient");
+  BOOST_TEST_REQUIRE(!one.steps.empty());
+  for (const th::PlanStep& s : one.steps) BOOST_TEST(s.layer == 1);
+  BOOST_TEST(verdict(target("min(t) abs(dot(a, x[t]))"), arch({1})) == "efficient");
+  // |x[s] - x[t]|^2 as written is one term of two tokens: an FFN computes it first.
+  const th::Target closest = target("min(s != t) sqnorm(x[s] - x[t])");
+  const th::Plan pair = engine.plan(closest, arch({1, 1}));
+  BOOST_TEST(th::to_text(pair.verdict) != "efficient");
+  BOOST_TEST(pair.reason.find("an FFN computes it first") != std::string::npos, pair.reason);
   // Linear and bilinear scores of the raw tokens stay in layer 1.
   BOOST_TEST(verdict(target("max(t) dot(a, x[t])"), arch({1})) == "efficient");
   const th::Plan pairs = engine.plan(target("min(s != t) bilinear(B, x[s], x[t])"), arch({1, 1}));
@@ -302,10 +306,11 @@ BOOST_AUTO_TEST_CASE(means_at_one_layer_share_a_head_in_the_printed_plan) {
     long head_dim;
     std::vector<long> mean_heads;  // the head each mean step names, in plan order
   };
-  // Two means at the readout of layer 2, one value each: one head holds both at n = 4; at n = 1
-  // the second opens head 2, and with one head there the plan is not efficient.
-  const char* formula = "sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))";
-  for (const Case& c : {Case{{1, 1}, 4, {1, 1}}, Case{{1, 2}, 1, {1, 2}}}) {
+  // Two means at the readout of layer 2, one value each (each reads its own retrieval of layer
+  // 1): one head holds both at n = 4; at n = 1 the second opens head 2, and with one head there
+  // the plan is not efficient.
+  const char* formula = "sum(t) max(s) dot(x[s], x[t]) + sum(t) min(s) dot(x[s], x[t])";
+  for (const Case& c : {Case{{2, 1}, 4, {1, 1}}, Case{{2, 2}, 1, {1, 2}}}) {
     BOOST_TEST_CONTEXT(c.head_dim) {
       th::Architecture a = arch(c.heads);
       a.head_dim = c.head_dim;
@@ -319,7 +324,7 @@ BOOST_AUTO_TEST_CASE(means_at_one_layer_share_a_head_in_the_printed_plan) {
       BOOST_TEST(mean_heads == c.mean_heads, boost::test_tools::per_element());
     }
   }
-  th::Architecture one_head = arch({1, 1});
+  th::Architecture one_head = arch({2, 1});
   one_head.head_dim = 1;
   BOOST_TEST(th::to_text(engine.plan(target(formula), one_head).verdict) != "efficient");
 }
@@ -481,13 +486,13 @@ BOOST_AUTO_TEST_CASE(order_dependence_is_decided_by_the_values) {
              "not computable");
 }
 
-// R1: relu is flat below 0, so a selection by relu(L) is not at the extreme L: an FFN computes
-// the key first (with positions to break its ties).
-BOOST_AUTO_TEST_CASE(a_selection_by_relu_waits_for_an_ffn) {
+// R1: relu is flat below 0, so a selection by relu(L) is not at the extreme L. Without positions
+// the tied tokens cannot be told apart (E4); with them, the key relu(L) and the position that
+// breaks its ties are a token-wise function of (x(t), t), the encoder's (docs/theory.md, section 3).
+BOOST_AUTO_TEST_CASE(a_selection_by_relu_needs_positions_to_break_its_ties) {
   const th::Target t = target("min(t by relu(dot(a, x[t]))) dot(b, x[t])");
   BOOST_TEST(verdict(t, arch({1})) == "not computable");
-  BOOST_TEST(verdict(t, arch({4}, true)) == "exponential in T");
-  BOOST_TEST(verdict(t, arch({1, 1}, true)) == "efficient");
+  BOOST_TEST(verdict(t, arch({1}, true)) == "efficient");
   // The value of a maximum is relu of the score's maximum, whichever token ties.
   BOOST_TEST(verdict(target("min(t) relu(dot(a, x[t]))"), arch({1})) == "efficient");
 }
