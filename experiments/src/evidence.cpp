@@ -72,8 +72,8 @@ std::string rates_alike_at_T(const std::vector<const Cell*>& good,
   };
   return fmt::format(
       "at T = {} the rates do not separate them (not efficient: {} at this T, efficient: {}): "
-      "the verdict speaks of T growing, so a gap here is consistent with it but not one the "
-      "rates predict at this T",
+      "the verdict speaks of T growing, and a gap measured here neither agrees nor disagrees "
+      "with it; the claim needs a T where the rates separate",
       tokens, rate(other), rate(efficient));
 }
 
@@ -144,10 +144,12 @@ Claim gap_claim(const std::string& group, const std::string& prediction,
     claim.why = "not enough data";
     claim.need = Need::kRuns;
   }
+  // Where the rates predict no gap at this T, no gap measured here tests them (issue 44): the
+  // claim is undecided whatever was measured, and more runs at this T cannot change that.
   if (const std::string alike = rates_alike_at_T(good_cells, bad_cells); !alike.empty()) {
-    claim.why += "; " + alike;
-    // Where the rates predict no gap at this T, a reversed one contradicts none of them here.
-    if (claim.verdict == Agreement::kDisagrees) claim.why += " (nor does this one contradict them)";
+    claim.verdict = Agreement::kInconclusive;
+    claim.why = "undecided: " + alike;
+    claim.need = Need::kNothing;
   }
   return claim;
 }

@@ -37,8 +37,9 @@ std::string not_converged(const std::vector<const Cell*>& cells, const std::stri
 std::string rates_alike_at_T(const std::vector<const Cell*>& good, const std::vector<const Cell*>& bad);
 
 /// The claim that the `good_cells` (predicted efficient) reach a lower NMSE than the
-/// `bad_cells`: agrees if the gap's interval lies above kPhaseDecades, disagrees if below 0. Its
-/// reason adds rates_alike_at_T's sentence where there is one: the verdict does not change.
+/// `bad_cells`: agrees if the gap's interval lies above kPhaseDecades, disagrees if below 0.
+/// Undecided (inconclusive, nothing more to run) where rates_alike_at_T has a sentence: a claim
+/// is measured only at a T where the engine's rates separate its configurations.
 Claim gap_claim(const std::string& group, const std::string& prediction,
                 const std::vector<const Cell*>& good_cells,
                 const std::vector<const Cell*>& bad_cells, const std::string& medians);

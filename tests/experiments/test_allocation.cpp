@@ -24,14 +24,15 @@ namespace {
 
 using infoflow::testing::TempDir;
 
-// Two seeds: every interval has too few. 100 steps: the runs take milliseconds.
+// Two seeds: every interval has too few. 100 steps: the runs take milliseconds. The largest T,
+// 16, is where the rates of k = 1 and k = 2 on one layer of n = 8 separate ((T - 3) / 9 > 1).
 const char* kTwoSeeds = R"([experiment]
 name = "two_seeds"
 claim = "growth_in_T"
 task = "kth_max"
 [profile.quick]
 k = [1, 2]
-T = [3, 4, 5, 6, 7, 8]
+T = [3, 4, 5, 6, 7, 16]
 heads = "1"
 E = 8
 seeds = [1, 2]
@@ -84,7 +85,7 @@ BOOST_AUTO_TEST_CASE(durations_and_what_is_not_one) {
 
 BOOST_FIXTURE_TEST_CASE(recorded_runs_of_other_seeds_count_when_their_key_matches, Fixture) {
   const std::vector<ex::RunConfig> runs = spec.runs("quick");
-  const std::vector<ex::RunConfig> more = ex::more_seeds(runs, runs, {{"k", "1"}, {"T", "8"}}, 3);
+  const std::vector<ex::RunConfig> more = ex::more_seeds(runs, runs, {{"k", "1"}, {"T", "16"}}, 3);
   BOOST_TEST_REQUIRE(more.size() == 3u);
   BOOST_TEST(more[0].labels.at("seed") == "3");
   BOOST_TEST(more[2].training.seed == 5u);
