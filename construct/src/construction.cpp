@@ -168,7 +168,7 @@ class Lowering {
     core::Architecture& shape = config;
     shape = plan_.architecture;
     const auto tokens = spec_.set.find("T");
-    config.tokens = tokens == spec_.set.end() ? 8 : tokens->second;
+    config.tokens = tokens == spec_.set.end() ? core::defaults::kTokens : tokens->second;
     config.token_dim = spec_.token_dim;
     config.ffn_width = options_.ffn_width;
     config.readout_width = options_.readout_width > 0 ? options_.readout_width : options_.ffn_width;
@@ -1712,8 +1712,8 @@ class Lowering {
   const theorems::Plan& plan_;
   const theorems::Program& program_;
   ConstructOptions options_;
-  long tokens_ = 8;
-  long d_ = 4;
+  long tokens_ = core::defaults::kTokens;
+  long d_ = core::defaults::kTokenDim;
   std::unique_ptr<targets::Evaluator> evaluator_;
   std::unique_ptr<numeric::Task> task_;
   std::unique_ptr<Network> network_;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/core/read_file.hpp"
@@ -410,7 +411,7 @@ std::vector<RunConfig> ExperimentSpec::runs(const std::string& profile) const {
         for (const auto& [k, v] : integers) {
           if (k == "D" || k == "k" || k == "T0") r.bindings[k] = v;
         }
-        if (r.task.token_dim == 0) r.task.token_dim = 4;
+        if (r.task.token_dim == 0) r.task.token_dim = core::defaults::kTokenDim;
         if (const toml::table* in = e.get("inputs") ? e.get("inputs")->as_table() : nullptr)
           r.inputs = input_distribution(*in);
       }

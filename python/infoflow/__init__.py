@@ -178,7 +178,7 @@ def latex_document(body, catalogue=None, add=None):
     return _infoflow.latex_document(_text(body, "body"), directory, added)
 
 
-def derive(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, name=None,
+def derive(target, *, heads=None, E=None, head_dim=0, set=None, d=None, pe=None, name=None,
            format="data", catalogue=None, add=None):
     """The InfoFlow engine on a target: comparison structure, plan, rate, verdict and the
     smallest efficient architecture (``infoflow derive``).
@@ -187,7 +187,7 @@ def derive(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, n
     command's own rules (docs/commands.md). name: one target of a file. set: values of the
     formula's integers, ``{"D": 3}``. d: token dimension; pe: "none", "learned" or "sinusoidal".
     heads: the architecture to plan on (``[2, 2]``, ``"2,2"`` or an int for one layer); without
-    it only the search runs. E: embedding; head_dim: n (0: E / h).
+    it only the search runs. E: embedding (None: the command's default); head_dim: n (0: E / h).
 
     format "data" returns, per target, the dict of ``derive --format json`` (target, formula,
     comparison_order, plan, smallest_efficient, ...) plus, ready for a paper, ``plan_rate``
@@ -207,7 +207,7 @@ def derive(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, n
                             options)
 
 
-def plan(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, name=None,
+def plan(target, *, heads=None, E=None, head_dim=0, set=None, d=None, pe=None, name=None,
          format="data", catalogue=None, add=None):
     """The engine's plan layer by layer (``infoflow plan``): which head does what, the
     information sets, the costs. Without heads: the smallest efficient architecture's plan.
@@ -223,7 +223,7 @@ def plan(target, *, heads=None, E=16, head_dim=0, set=None, d=None, pe=None, nam
                           options)
 
 
-def construct(target, *, heads, E=16, head_dim=0, set=None, d=None, pe=None, name=None,
+def construct(target, *, heads, E=None, head_dim=0, set=None, d=None, pe=None, name=None,
               beta=None, ffn_width=None, readout_width=None, samples=None, seed=None,
               task_seed=None, format="data", catalogue=None, add=None):
     """The engine's plan compiled into the weights of its architecture and measured on fresh
@@ -244,7 +244,7 @@ def construct(target, *, heads, E=16, head_dim=0, set=None, d=None, pe=None, nam
                                _text(format, "format"), options)
 
 
-def construct_sweep(target, *, heads, betas=None, widths=None, Ts=None, E=16, head_dim=0,
+def construct_sweep(target, *, heads, betas=None, widths=None, Ts=None, E=None, head_dim=0,
                     set=None, d=None, pe=None, name=None, beta=None, ffn_width=None, samples=None,
                     seed=None, task_seed=None, catalogue=None, add=None):
     """Every combination of ``betas``, ``widths`` and ``Ts`` built and measured (``infoflow

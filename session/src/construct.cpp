@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/core/error.hpp"
 #include "infoflow/core/limits.hpp"
 #include "infoflow/numeric/run_settings.hpp"
@@ -30,7 +31,7 @@ targets::TargetSpec construction_target(const TargetRequest& target,
                                         const construct::ConstructOptions& options) {
   check_construction(target, architecture, options);
   targets::TargetSpec spec = target.resolve(true).front();
-  if (spec.set.count("T") == 0) spec.set["T"] = 8;
+  if (spec.set.count("T") == 0) spec.set["T"] = core::defaults::kTokens;
   return spec;
 }
 

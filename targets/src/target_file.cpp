@@ -235,8 +235,8 @@ std::vector<TargetSpec> parse_targets(std::string_view text, const fs::path& fil
       t.family = same->first;
       t.same_as_family = true;
     }
-    t.token_dim = r.integer("d", 1).value_or(4);
-    t.embedding = r.integer("E", 1).value_or(16);
+    t.token_dim = r.integer("d", 1).value_or(core::defaults::kTokenDim);
+    t.embedding = r.integer("E", 1).value_or(core::defaults::kEmbedding);
     t.positional = t.formula.reads_positions();
     if (const toml::node* pe = r.get("pe")) {
       const auto* b = pe->as_boolean();

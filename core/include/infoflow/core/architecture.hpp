@@ -17,6 +17,15 @@
 
 namespace infoflow::core {
 
+/// Every front end's defaults, in one home: the command's options, the Python keywords, a target
+/// file's keys, an experiment's profiles and a construction read these, never a literal of their
+/// own.
+namespace defaults {
+inline constexpr long kEmbedding = 16;  ///< E
+inline constexpr long kTokenDim = 4;    ///< d
+inline constexpr long kTokens = 8;      ///< T, where neither the target nor the run sets it
+}  // namespace defaults
+
 enum class PositionalEncoding { kNone, kLearned, kSinusoidal };
 
 inline std::string_view to_string(PositionalEncoding p) {
@@ -47,8 +56,8 @@ inline PositionalEncoding encoding_for(bool positions) {
 
 struct Architecture {
   std::vector<long> heads{1, 1};  ///< h_l, one entry per layer (L = heads.size())
-  long embedding = 16;            ///< E
-  long token_dim = 4;             ///< d
+  long embedding = defaults::kEmbedding;  ///< E
+  long token_dim = defaults::kTokenDim;   ///< d
   long head_dim = 0;              ///< n; 0 means n = E / h_l in each layer (which must divide)
   PositionalEncoding positional = PositionalEncoding::kNone;
 

@@ -38,7 +38,7 @@ Encoder parse_encoder(std::string_view text);
 struct ModelConfig : core::Architecture {
   ModelConfig() : core::Architecture{{2, 2}} {}  // train's default (2,2); the engine's is (1,1)
 
-  Index tokens = 8;          ///< T
+  Index tokens = core::defaults::kTokens;  ///< T
   Index ffn_width = 64;      ///< W, the token-wise FFN's hidden width
   Index readout_width = 64;  ///< hidden width of the readout MLP
   /// The papers' class by default. kMlp: z(t) = W2 relu(W1 x(t) + U p(t) + b1) + b2, where p(t)

@@ -27,7 +27,7 @@ enum class NormKind { kSquared, kPlain };
 /// What selects a built-in task and its parameters. Fields a task does not use are ignored.
 struct TaskOptions {
   std::string name = "intrinsic_dim";
-  Index tokens = 8;                    ///< T
+  Index tokens = core::defaults::kTokens;  ///< T
   Index token_dim = 0;                 ///< d; 0 means the task's default (its `d` in targets.toml)
   Index comparisons = 2;               ///< D: intrinsic_dim, d_retrieval
   Index rank = 2;                      ///< k: kth_max

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/targets/target_file.hpp"
 #include "infoflow/theorems/engine.hpp"
 
@@ -33,7 +34,7 @@ struct TargetRequest {
 /// heads, E and head_dim of derive, plan and construct.
 struct ArchitectureRequest {
   std::optional<std::vector<long>> heads;  ///< none given: one layer of one head, or searched
-  long embedding = 16;
+  long embedding = core::defaults::kEmbedding;
   long head_dim = 0;
 
   /// Throws InputError for heads, E or n out of range, or heads that do not divide E: what

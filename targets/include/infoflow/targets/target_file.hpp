@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "infoflow/core/architecture.hpp"
 #include "infoflow/targets/evaluator.hpp"
 #include "infoflow/targets/formula.hpp"
 
@@ -66,12 +67,12 @@ struct TargetSpec {
   Formula formula;
   std::string family = "retrieval";
   bool same_as_family = false;  ///< `same_as`: the target is exactly that family
-  long token_dim = 4;
+  long token_dim = core::defaults::kTokenDim;
   Bindings set;
   double variance = 1.0;
   double min_norm = 0.0;
   double max_norm = 0.0;  ///< 0: no clamp
-  long embedding = 16;
+  long embedding = core::defaults::kEmbedding;
   bool positional = false;
   std::vector<std::vector<long>> architectures;
   std::string notes;
