@@ -16,7 +16,10 @@
 ///   its interval (numeric/fit.hpp: flat within +-0.25). Agrees when the class matches,
 ///   disagrees when it is the opposite, inconclusive otherwise. An architecture whose median
 ///   NMSE is already >= 0.5 at the smallest T has not learnt the target at this budget: its
-///   growth cannot be measured (NMSE is capped near 1), so its claim is inconclusive.
+///   growth cannot be measured (NMSE is capped near 1), so its claim is inconclusive. A line
+///   predicted not efficient and measured flat disagrees only if its median NMSE falls below
+///   0.1 (params_needed's accuracy) at some T: a flat line of errors the lower bound allows
+///   contradicts nothing, and is inconclusive.
 ///   When some architectures are predicted efficient and others not, one more claim compares
 ///   them at the largest T by the gap rule of heads_phase.
 /// - exponent: NMSE against the parameter count M. With the proxy eps ~ sqrt(NMSE Var(y)), the
