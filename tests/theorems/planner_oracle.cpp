@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -29,6 +30,8 @@ struct Need {
   What what = What::kRetrieval;
   std::string score;  ///< kRetrieval, kChain: the score maximised; kPair: op, form, constraint
   long rank = 1;      ///< kChain: k
+  /// kRetrieval: scores whose retrievals together serve instead (max |L| is at max L or min L).
+  std::vector<std::string> either;
 };
 
 /// A term of the target's sum, read: the key under which like terms add up, and its needs.
@@ -213,11 +216,12 @@ struct Reader {
   /// One term: a reduction the rules read, a product of such, or a function of fixed positions.
   bool read_term(const Node& n, const Unrolling& u, Term& term) {
     if (!reads_x(n)) return true;  // a function of the parameters alone: a constant
+    if (!tame(n)) return fail("a function the catalogue's Lipschitz hypothesis may not cover (S)");
     if (!has_reduction(n)) {
       std::set<long> at;
       if (!positions(n, at)) return fail("a term reading x neither in a reduction nor at fixed positions");
       term.key = "positions:" + unrolled_text(n, u);
-      term.needs.push_back({Need::What::kPositions, "", 1});
+      term.needs.push_back({Need::What::kPositions, "", 1, {}});
       return true;
     }
     if (n.kind == Kind::kMul) {  // a product of terms: the readout's FFN multiplies their values
@@ -233,6 +237,19 @@ struct Reader {
       term.key = "product:" + unrolled_text(n, u);
       term.needs = left.needs;
       term.needs.insert(term.needs.end(), right.needs.begin(), right.needs.end());
+      return true;
+    }
+    if (n.kind == Kind::kCall && n.args.size() == 1 &&
+        (n.name == "abs" || n.name == "relu" || n.name == "tanh" || n.name == "sin" || n.name == "cos")) {
+      // A Lipschitz function of the values: the readout's FFN applies it.
+      Term inner;
+      if (!read_term(n.args[0], u, inner)) return false;
+      for (const Need& need : inner.needs) {
+        if (need.what == Need::What::kTermMean || need.what == Need::What::kVectorMean)
+          return fail("a mean inside a function");
+      }
+      term.key = "function:" + unrolled_text(n, u);
+      term.needs = inner.needs;
       return true;
     }
     if (n.kind != Kind::kReduce) return fail("a function of a reduction other than a product");
@@ -263,12 +280,10 @@ struct Reader {
         function = unrolled_text(body, u);
       }
       term.key = "mean:" + function;
-      term.needs.push_back({Need::What::kTermMean, function, 1});
+      term.needs.push_back({Need::What::kTermMean, function, 1, {}});
       return true;
     }
     const bool selection = n.has_key();
-    const auto form = linear(selection ? n.args[1] : body, t, u);
-    if (!form) return fail("a score that is not linear in the token");
     if (selection && !token_wise(body, t)) return fail("a selection's value that is not token-wise");
     long rank = 1;
     if (n.op == ReduceOp::kKth) {
@@ -276,17 +291,169 @@ struct Reader {
       rank = targets::resolve(n.rank, bindings);
       if (rank < 1 || rank > static_cast<long>(kMaxActions)) return fail("a rank past the oracle's chains");
     }
-    double scale = 1;
-    const std::string score = score_key(*form, n.op == ReduceOp::kMin, scale);
-    if (score.empty()) return fail("a score that cancels");
-    if (!selection) term.coefficient *= scale;  // max(t) (c y) = c max(t) y, c > 0
+    // g(max y) = max g(y) for a non-decreasing g: the token of the largest y (kth likewise); a
+    // selection's key only through a strictly increasing g, since a flat one ties tokens.
+    const Node* scored = selection ? &n.args[1] : &body;
+    bool peeled = false;
+    while (scored->kind == Kind::kCall && scored->args.size() == 1 &&
+           (scored->name == "exp" || scored->name == "tanh" || (scored->name == "relu" && !selection))) {
+      scored = &scored->args[0];
+      peeled = true;
+    }
+    const bool minimum = n.op == ReduceOp::kMin;
+    std::string score;
+    if (const auto form = linear(*scored, t, u)) {
+      double scale = 1;
+      score = score_key(*form, minimum, scale);
+      if (score.empty()) return fail("a score that cancels");
+      // max(t) (c y) = c max(t) y for c > 0, and min(t) y = -max(t) (-y)
+      if (!selection && !peeled) term.coefficient *= minimum ? -scale : scale;
+    } else if (token_wise(*scored, t)) {
+      // Any token-wise function of x[t] is a key feature the encoder computes before layer 1
+      // (docs/theory.md, section 3): one retrieval, named by the function. A selection's key
+      // must not tie (a flat relu, no x at all): ties pick a token by order (E4).
+      if (selection && (!reads_x(*scored) || calls(*scored, "relu"))) return fail("a key that ties");
+      double scale = 1;
+      score = "f(" + signed_key(*scored, minimum, scale, [&](const Node& m) { return unrolled_text(m, u); }) + ")";
+      if (!selection && !peeled) term.coefficient *= minimum ? -scale : scale;
+    } else {
+      return fail("a score that is not token-wise");
+    }
     const std::string op = n.op == ReduceOp::kKth ? "kth" + std::to_string(rank) : "extremum";
-    term.key = op + ":" + score + (selection ? " value " + unrolled_text(body, u) : "");
-    if (rank == 1)
-      term.needs.push_back({Need::What::kRetrieval, score, 1});
-    else
-      term.needs.push_back({Need::What::kChain, score, rank});
+    term.key = op + ":" + score + (selection ? " value " + unrolled_text(body, u) : "") +
+               (peeled ? " through " + unrolled_text(selection ? n.args[1] : body, u) : "");
+    if (rank == 1) {
+      Need need{Need::What::kRetrieval, score, 1, {}};
+      // |g(L)| and g(L)^p (p even), g affine, are largest where L is largest or smallest: the
+      // maximum is also read off the two retrievals of L and -L.
+      if (n.op == ReduceOp::kMax && !peeled) {
+        if (const auto form = magnitude_of(*scored, t, u)) {
+          double scale = 1;
+          need.either = {score_key(*form, false, scale), score_key(*form, true, scale)};
+          if (need.either[0].empty()) need.either.clear();
+        }
+      }
+      term.needs.push_back(std::move(need));
+    } else
+      term.needs.push_back({Need::What::kChain, score, rank, {}});
     return true;
+  }
+
+  /// L where the node is |g(L)|, |g(L)|^p (p > 0) or g(L)^p (p even), or g(L) * g(L), for an
+  /// affine g (a constant added, a sign) and L linear in x[t].
+  static std::optional<std::map<std::string, double>> magnitude_of(const Node& n, const std::string& t,
+                                                                   const Unrolling& u) {
+    const Node* inner = nullptr;
+    if (n.kind == Kind::kCall && n.name == "abs" && n.args.size() == 1) {
+      inner = &n.args[0];
+    } else if (n.kind == Kind::kPow && n.args[1].kind == Kind::kNumber) {
+      const double p = n.args[1].number;
+      const Node& base = n.args[0];
+      if (base.kind == Kind::kCall && base.name == "abs" && base.args.size() == 1 && p > 0)
+        inner = &base.args[0];
+      else if (p >= 2 && std::fmod(p, 2) == 0)
+        inner = &base;
+    } else if (n.kind == Kind::kMul && targets::to_text(n.args[0]) == targets::to_text(n.args[1])) {
+      inner = &n.args[0];
+    }
+    if (inner == nullptr) return std::nullopt;
+    return affine(*inner, t, u);
+  }
+
+  /// The linear part of an affine function of x[t]: constants (no x) added or subtracted, signs.
+  static std::optional<std::map<std::string, double>> affine(const Node& n, const std::string& t,
+                                                             const Unrolling& u) {
+    if (n.kind == Kind::kNeg) return affine(n.args[0], t, u);
+    if (n.kind == Kind::kAdd || n.kind == Kind::kSub) {
+      if (!reads_x(n.args[1])) return affine(n.args[0], t, u);
+      if (!reads_x(n.args[0])) return affine(n.args[1], t, u);
+    }
+    return linear(n, t, u);
+  }
+
+  /// Functions Lipschitz where the tokens concentrate, which the catalogue's rates assume (S):
+  /// no log, sqrt, exp, division by a quantity, negative or fractional power.
+  static bool tame(const Node& n) {
+    switch (n.kind) {
+      case Kind::kCall:
+        if (n.name == "log" || n.name == "sqrt") return false;
+        if (n.name == "exp" && !linear_in_tokens(n.args[0])) return false;  // exp(|x|^2): unbounded variance
+        break;
+      case Kind::kDiv:
+        if (n.args[1].kind != Kind::kNumber) return false;
+        break;
+      case Kind::kPow:
+        if (n.args[1].kind != Kind::kNumber || n.args[1].number < 1 ||
+            std::fmod(n.args[1].number, 1) != 0)
+          return false;
+        break;
+      default:
+        break;
+    }
+    return std::all_of(n.args.begin(), n.args.end(), [](const Node& a) { return tame(a); });
+  }
+
+  /// Numbers, parameters and dot(p, x[.]) combined linearly.
+  static bool linear_in_tokens(const Node& n) {
+    switch (n.kind) {
+      case Kind::kNumber:
+        return true;
+      case Kind::kRef:
+        return n.name != "x";
+      case Kind::kCall:
+        return n.name == "dot" && n.args.size() == 2 &&
+               ((n.args[0].name == "x") != (n.args[1].name == "x")) && !has_reduction(n);
+      case Kind::kAdd:
+      case Kind::kSub:
+        return linear_in_tokens(n.args[0]) && linear_in_tokens(n.args[1]);
+      case Kind::kNeg:
+        return linear_in_tokens(n.args[0]);
+      case Kind::kMul:
+        return (n.args[0].kind == Kind::kNumber && linear_in_tokens(n.args[1])) ||
+               (n.args[1].kind == Kind::kNumber && linear_in_tokens(n.args[0]));
+      case Kind::kDiv:
+        return n.args[1].kind == Kind::kNumber && linear_in_tokens(n.args[0]);
+      default:
+        return false;
+    }
+  }
+
+  static bool calls(const Node& n, const std::string& function) {
+    if (n.kind == Kind::kCall && n.name == function) return true;
+    return std::any_of(n.args.begin(), n.args.end(), [&](const Node& a) { return calls(a, function); });
+  }
+
+  /// A score as a sum of terms with their numbers, negated for a minimum and scaled to a largest
+  /// number of 1, sorted: max(-y) and min(y) (or 2 y and y) are one score. `name` names a term.
+  static std::string signed_key(const Node& n, bool minimum, double& scale,
+                                const std::function<std::string(const Node&)>& name) {
+    std::map<std::string, double> terms;
+    std::function<void(const Node&, double)> add = [&](const Node& m, double c) {
+      if (m.kind == Kind::kAdd || m.kind == Kind::kSub) {
+        add(m.args[0], c);
+        add(m.args[1], m.kind == Kind::kAdd ? c : -c);
+      } else if (m.kind == Kind::kNeg) {
+        add(m.args[0], -c);
+      } else if (m.kind == Kind::kMul && m.args[0].kind == Kind::kNumber) {
+        add(m.args[1], c * m.args[0].number);
+      } else if (m.kind == Kind::kMul && m.args[1].kind == Kind::kNumber) {
+        add(m.args[0], c * m.args[1].number);
+      } else if (m.kind == Kind::kDiv && m.args[1].kind == Kind::kNumber && m.args[1].number != 0) {
+        add(m.args[0], c / m.args[1].number);
+      } else {
+        terms[name(m)] += c;
+      }
+    };
+    add(n, minimum ? -1 : 1);
+    double largest = 0;
+    for (const auto& [text, c] : terms) largest = std::max(largest, std::abs(c));
+    scale = largest;
+    std::string key;
+    for (const auto& [text, c] : terms) {
+      if (std::abs(c) <= kZero * largest) continue;
+      key += (key.empty() ? "" : " + ") + targets::number_text(c / largest) + " " + text;
+    }
+    return key;
   }
 
   static bool is_sqnorm(const Node& n, const std::string& t) {
@@ -320,28 +487,64 @@ struct Reader {
       if (c.strict_order) return fail("an order constraint");
       distinct = true;
     }
-    const auto form = pair_form(n.args[0], s, t, u);
-    if (!form) return fail("a pair's body other than one pairwise form");
-    if (n.op == ReduceOp::kSum) {
-      // sum(s != t) <x_s, x_t> = |sum x|^2 - sum |x|^2: the mean of x and a term mean.
-      if (*form != "dot" || !distinct) return fail("a sum over pairs other than sum(s != t) dot");
-      term.key = "pair sum";
-      term.needs.push_back({Need::What::kVectorMean, "x", 1});
-      Term square;
-      square.key = "mean:sqnorm";
-      square.coefficient = -term.coefficient;
-      square.needs.push_back({Need::What::kTermMean, "sqnorm", 1});
-      terms.push_back(std::move(square));
+    if (n.op != ReduceOp::kSum) {
+      // E1/E2: a body of pairwise forms and terms in one token; a pairwise form couples s and t.
+      bool coupled = false;
+      bool dot = false;
+      if (!pair_body(n.args[0], s, t, u, coupled, dot)) return fail("a pair's body the oracle does not read");
+      if (!coupled) return fail("a pair's body with no pairwise form");
+      if (dot && !distinct) return fail("an unconstrained pair of dot");
+      if (n.op == ReduceOp::kKth) return fail("a k-th largest over pairs");
+      double scale = 1;
+      const std::string score =
+          signed_key(n.args[0], n.op == ReduceOp::kMin, scale,
+                     [&](const Node& m) {
+                       if (const auto form = pair_form(m, s, t, u)) return *form;
+                       return (token_wise(m, s) ? "s: " : "t: ") + unrolled_text(m, u);
+                     }) +
+          (distinct ? " s != t" : "");
+      term.key = "pair:" + score;
+      term.coefficient *= n.op == ReduceOp::kMin ? -scale : scale;
+      term.needs.push_back({Need::What::kPair, score, 1, {}});
       return true;
     }
-    if (n.op == ReduceOp::kKth) return fail("a k-th largest over pairs");
-    // max(s, t) <x_s, x_t> is max |x_t|^2 (Cauchy-Schwarz), which the rules do not read.
-    if (*form == "dot" && !distinct) return fail("an unconstrained pair of dot");
-    const std::string op = n.op == ReduceOp::kMax ? "max" : "min";
-    const std::string score = op + " " + *form + (distinct ? " s != t" : "");
-    term.key = "pair:" + score;
-    term.needs.push_back({Need::What::kPair, score, 1});
+    // sum(s != t) <x_s, x_t> = |sum x|^2 - sum |x|^2: the mean of x and a term mean.
+    const auto form = pair_form(n.args[0], s, t, u);
+    if (!form || *form != "dot" || !distinct) return fail("a sum over pairs other than sum(s != t) dot");
+    term.key = "pair sum";
+    term.needs.push_back({Need::What::kVectorMean, "x", 1, {}});
+    Term square;
+    square.key = "mean:sqnorm";
+    square.coefficient = -term.coefficient;
+    square.needs.push_back({Need::What::kTermMean, "sqnorm", 1, {}});
+    terms.push_back(std::move(square));
     return true;
+  }
+
+  /// A sum of pairwise forms (dot or bilinear of x[s] and x[t]) and token-wise terms of s or of
+  /// t; `coupled`: a pairwise form among them, `dot`: a dot(x[s], x[t]) (unconstrained, its
+  /// maximum is max |x_t|^2 by Cauchy-Schwarz, which the rules do not read: declined).
+  static bool pair_body(const Node& n, const std::string& s, const std::string& t, const Unrolling& u,
+                        bool& coupled, bool& dot) {
+    switch (n.kind) {
+      case Kind::kAdd:
+      case Kind::kSub:
+        return pair_body(n.args[0], s, t, u, coupled, dot) && pair_body(n.args[1], s, t, u, coupled, dot);
+      case Kind::kNeg:
+        return pair_body(n.args[0], s, t, u, coupled, dot);
+      case Kind::kMul:
+        if (n.args[0].kind == Kind::kNumber) return pair_body(n.args[1], s, t, u, coupled, dot);
+        if (n.args[1].kind == Kind::kNumber) return pair_body(n.args[0], s, t, u, coupled, dot);
+        break;
+      default:
+        break;
+    }
+    if (const auto form = pair_form(n, s, t, u)) {
+      coupled = true;
+      dot = dot || *form == "dot";
+      return true;
+    }
+    return token_wise(n, s) || token_wise(n, t);
   }
 };
 
@@ -369,55 +572,47 @@ int retrieval(std::vector<Action>& actions, const std::string& name, std::vector
 
 }  // namespace
 
-Reading read(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim) {
-  Reader r{bindings, token_dim, {}, {}};
-  Unrolling u;
-  Reading out;
-  if (!r.flatten(formula.root(), 1, u)) {
-    out.out_of_range = r.error;
-    return out;
-  }
-  // C1: like terms add up, and vanish where their coefficients cancel.
-  std::map<std::string, double> coefficient;
-  std::map<std::string, std::vector<Need>> needs;
-  for (const Term& t : r.terms) {
-    coefficient[t.key] += t.coefficient;
-    needs[t.key] = t.needs;
-  }
+namespace {
+
+/// The actions of the needs, each need with alternatives read the way `choice` says (bit i: the
+/// i-th such need's alternative retrievals).
+std::vector<Action> actions_of(const std::vector<Need>& needs, unsigned choice, long token_dim) {
+  std::vector<Action> actions;
   bool term_mean = false;
   bool vector_mean = false;
   bool positions = false;
-  std::vector<Action>& actions = out.actions;
-  for (const auto& [key, c] : coefficient) {
-    if (std::abs(c) <= kZero) continue;
-    for (const Need& need : needs[key]) {
-      switch (need.what) {
-        case Need::What::kRetrieval:
+  unsigned alternative = 0;
+  for (const Need& need : needs) {
+    switch (need.what) {
+      case Need::What::kRetrieval:
+        if (!need.either.empty() && ((choice >> alternative++) & 1u) != 0) {
+          for (const std::string& score : need.either) retrieval(actions, "R:" + score, {}, true);
+        } else {
           retrieval(actions, "R:" + need.score, {}, true);
-          break;
-        case Need::What::kChain: {
-          // R2: step j is a retrieval masked by step j - 1; step 1 is the maximum's.
-          int previous = retrieval(actions, "R:" + need.score, {}, false);
-          for (long j = 2; j <= need.rank; ++j)
-            previous = retrieval(actions, "C" + std::to_string(j) + ":" + need.score, {previous}, j == need.rank);
-          break;
         }
-        case Need::What::kPair: {
-          // E2: each token fetches its partner, then one retrieval takes the best token.
-          const int partner = retrieval(actions, "P:" + need.score, {}, false, true);
-          retrieval(actions, "G:" + need.score, {partner}, true);
-          break;
-        }
-        case Need::What::kTermMean:
-          term_mean = true;
-          break;
-        case Need::What::kVectorMean:
-          vector_mean = true;
-          break;
-        case Need::What::kPositions:
-          positions = true;
-          break;
+        break;
+      case Need::What::kChain: {
+        // R2: step j is a retrieval masked by step j - 1; step 1 is the maximum's.
+        int previous = retrieval(actions, "R:" + need.score, {}, false);
+        for (long j = 2; j <= need.rank; ++j)
+          previous = retrieval(actions, "C" + std::to_string(j) + ":" + need.score, {previous}, j == need.rank);
+        break;
       }
+      case Need::What::kPair: {
+        // E2: each token fetches its partner, then one retrieval takes the best token.
+        const int partner = retrieval(actions, "P:" + need.score, {}, false, true);
+        retrieval(actions, "G:" + need.score, {partner}, true);
+        break;
+      }
+      case Need::What::kTermMean:
+        term_mean = true;
+        break;
+      case Need::What::kVectorMean:
+        vector_mean = true;
+        break;
+      case Need::What::kPositions:
+        positions = true;
+        break;
     }
   }
   const auto mean = [&](const std::string& name, long values) {
@@ -437,7 +632,48 @@ Reading read(const targets::Formula& formula, const targets::Bindings& bindings,
     a.output = true;
     add(actions, std::move(a));
   }
-  if (actions.size() > kMaxActions) out.out_of_range = std::to_string(actions.size()) + " actions";
+  return actions;
+}
+
+}  // namespace
+
+Reading read(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim) {
+  Reader r{bindings, token_dim, {}, {}};
+  Unrolling u;
+  Reading out;
+  if (!r.flatten(formula.root(), 1, u)) {
+    out.out_of_range = r.error;
+    return out;
+  }
+  // C1: like terms add up, and vanish where their coefficients cancel.
+  std::map<std::string, double> coefficient;
+  std::map<std::string, std::vector<Need>> needs_of;
+  for (const Term& t : r.terms) {
+    coefficient[t.key] += t.coefficient;
+    needs_of[t.key] = t.needs;
+  }
+  std::vector<Need> needs;
+  unsigned choices = 0;
+  for (const auto& [key, c] : coefficient) {
+    if (std::abs(c) <= kZero) continue;
+    for (const Need& need : needs_of[key]) {
+      needs.push_back(need);
+      if (!need.either.empty()) ++choices;
+    }
+  }
+  if (choices > 4) {
+    out.out_of_range = "more than four terms read two ways";
+    return out;
+  }
+  // Every reading; one with more actions than the oracle enumerates is left out, which loses
+  // nothing: it differs from another only by two retrievals in place of one.
+  std::size_t fewest = std::string::npos;
+  for (unsigned choice = 0; choice < (1u << choices); ++choice) {
+    std::vector<Action> actions = actions_of(needs, choice, token_dim);
+    fewest = std::min(fewest, actions.size());
+    if (actions.size() <= kMaxActions) out.programs.push_back(std::move(actions));
+  }
+  if (out.programs.empty()) out.out_of_range = std::to_string(fewest) + " actions";
   return out;
 }
 
@@ -577,15 +813,26 @@ bool fits(const std::vector<Action>& actions, const std::vector<long>& heads, lo
   return Enumerator(actions, heads, head_dim, embedding).run();
 }
 
-std::string describe(const std::vector<Action>& actions) {
+bool fits(const Reading& reading, const std::vector<long>& heads, long head_dim, long embedding,
+          bool positional) {
+  return std::any_of(reading.programs.begin(), reading.programs.end(), [&](const std::vector<Action>& p) {
+    return fits(p, heads, head_dim, embedding, positional);
+  });
+}
+
+std::string describe(const Reading& reading) {
   std::string out;
-  for (const Action& a : actions) {
-    if (!out.empty()) out += " | ";
-    out += a.name;
-    if (a.mode == Action::Mode::kMean) out += " (" + std::to_string(a.values) + " values)";
-    if (a.token_only) out += " (tokens)";
-    for (const int b : a.inputs) out += " <- " + actions[static_cast<std::size_t>(b)].name;
-    if (a.output) out += " *";
+  for (const std::vector<Action>& actions : reading.programs) {
+    if (!out.empty()) out += "; or ";
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+      const Action& a = actions[i];
+      if (i > 0) out += " | ";
+      out += a.name;
+      if (a.mode == Action::Mode::kMean) out += " (" + std::to_string(a.values) + " values)";
+      if (a.token_only) out += " (tokens)";
+      for (const int b : a.inputs) out += " <- " + actions[static_cast<std::size_t>(b)].name;
+      if (a.output) out += " *";
+    }
   }
   return out;
 }

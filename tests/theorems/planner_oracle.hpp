@@ -34,12 +34,14 @@ struct Action {
   long values = 0;           ///< kMean: how many values it averages
 };
 
+/// A target's readings: where a term can be read two ways (max |L| as one retrieval by the key
+/// feature |L|, or as the retrievals of L and -L), each combination is a program.
 struct Reading {
-  std::vector<Action> actions;  ///< in dependency order (inputs first)
-  std::string out_of_range;     ///< non-empty: why the oracle does not decide this target
+  std::vector<std::vector<Action>> programs;  ///< each in dependency order (inputs first)
+  std::string out_of_range;                   ///< non-empty: why the oracle does not decide
 };
 
-/// The actions `formula` needs (d = token_dim), or why it is out of the oracle's range.
+/// What `formula` needs (d = token_dim), or why it is out of the oracle's range.
 Reading read(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim);
 
 /// Whether every action fits on `heads` (one entry a layer) with head dimension n and width E:
@@ -49,8 +51,12 @@ Reading read(const targets::Formula& formula, const targets::Bindings& bindings,
 bool fits(const std::vector<Action>& actions, const std::vector<long>& heads, long head_dim,
           long embedding, bool positional);
 
-/// "R:a | C2:a <- R:a | ...": the actions for a failure message.
-std::string describe(const std::vector<Action>& actions);
+/// Whether some program of the reading fits (the oracle's verdict on `heads`).
+bool fits(const Reading& reading, const std::vector<long>& heads, long head_dim, long embedding,
+          bool positional);
+
+/// "R:a | C2:a <- R:a | ...": the actions of each program, for a failure message.
+std::string describe(const Reading& reading);
 
 }  // namespace infoflow::planner_oracle
 
