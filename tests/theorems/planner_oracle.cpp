@@ -9,8 +9,8 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
+#include <vector>
 
 namespace infoflow::planner_oracle {
 
@@ -46,7 +46,6 @@ using Unrolling = std::map<std::string, long>;
 
 struct Reader {
   const targets::Bindings& bindings;
-  long token_dim;
   std::vector<Term> terms;
   std::string error;
 
@@ -134,7 +133,7 @@ struct Reader {
     return key;
   }
 
-  /// The node reads no token index and no position (a constant of the sequence).
+  /// Whether the node reads x (a token or a position); if not, it is a constant of the sequence.
   static bool reads_x(const Node& n) {
     if (n.kind == Kind::kRef && n.name == "x") return true;
     return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return reads_x(a); });
@@ -152,15 +151,12 @@ struct Reader {
     return std::all_of(n.args.begin(), n.args.end(), [&](const Node& a) { return token_wise(a, t); });
   }
 
-  /// The literal positions a term reads, or false where it reads x otherwise.
-  static bool positions(const Node& n, std::set<long>& out) {
+  /// Whether every x the node reads is at a literal position (x[3]), with no reduction.
+  static bool fixed_positions_only(const Node& n) {
     if (n.kind == Kind::kReduce) return false;
-    if (n.kind == Kind::kRef && n.name == "x") {
-      if (n.position <= 0 || !n.index.empty() || !n.position_name.empty() || n.offset != 0) return false;
-      out.insert(n.position);
-      return true;
-    }
-    return std::all_of(n.args.begin(), n.args.end(), [&](const Node& a) { return positions(a, out); });
+    if (n.kind == Kind::kRef && n.name == "x")
+      return n.position > 0 && n.index.empty() && n.position_name.empty() && n.offset == 0;
+    return std::all_of(n.args.begin(), n.args.end(), [](const Node& a) { return fixed_positions_only(a); });
   }
 
   static std::string unrolled_text(const Node& n, const Unrolling& u) {
@@ -218,8 +214,7 @@ struct Reader {
     if (!reads_x(n)) return true;  // a function of the parameters alone: a constant
     if (!tame(n)) return fail("a function the catalogue's Lipschitz hypothesis may not cover (S)");
     if (!has_reduction(n)) {
-      std::set<long> at;
-      if (!positions(n, at)) return fail("a term reading x neither in a reduction nor at fixed positions");
+      if (!fixed_positions_only(n)) return fail("a term reading x neither in a reduction nor at fixed positions");
       term.key = "positions:" + unrolled_text(n, u);
       term.needs.push_back({Need::What::kPositions, "", 1, {}});
       return true;
@@ -638,7 +633,7 @@ std::vector<Action> actions_of(const std::vector<Need>& needs, unsigned choice, 
 }  // namespace
 
 Reading read(const targets::Formula& formula, const targets::Bindings& bindings, long token_dim) {
-  Reader r{bindings, token_dim, {}, {}};
+  Reader r{bindings, {}, {}};
   Unrolling u;
   Reading out;
   if (!r.flatten(formula.root(), 1, u)) {
