@@ -505,8 +505,12 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
       return d;
     }
   }
-  if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
-    return annotated(*split, c.text);
+  // max |L| (or L^2) as max L and min L is the second reading: the first retrieves by |L|, a key
+  // feature the token-wise encoder computes (docs/theory.md, section 3), on one head.
+  if (split_products_) {
+    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
+      return annotated(*split, c.text);
+  }
   return annotated(extremum(n, bound, factors, body_deps, scope, c), c.text);
 }
 

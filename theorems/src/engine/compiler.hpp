@@ -164,7 +164,8 @@ class Compiler {
   Reader reader_;                // the readings, and what they found
   bool summed_ = true;  // the expression compiled is a term of the target's sum (R6's values)
   targets::Node root_;
-  std::map<int, std::set<std::string>> averaged_;  // a mean quantity: the terms it averages
+  /// A mean quantity: the terms it averages, and whether each is a vector (d values).
+  std::map<int, std::map<std::string, bool>> averaged_;
   /// Per mean quantity: the key (up to size) and coefficient of each value its form carries.
   std::map<int, std::vector<std::pair<std::string, double>>> mean_values_;
   std::deque<targets::Node> made_;  // terms made by distributing dot over sums (stable addresses)

@@ -400,17 +400,18 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
   for (std::size_t i = 0; i < program.quantities.size(); ++i) {
     const auto& slot = placement.slots[i];
     const Quantity& q = program.quantities[i];
-    if (!slot || q.mode != Mode::kMean || q.values <= 0) continue;
+    const long values = q.averaged(a.token_dim);
+    if (!slot || q.mode != Mode::kMean || values <= 0) continue;
     const auto layer = static_cast<std::size_t>(slot->layer);
     const std::size_t at = slot->readout ? 1 : 0;
     const long n = a.head_dim_of(slot->layer - 1);
     const long pool = pooled[layer][at];
     const bool room = pool % n != 0;  // the last mean head has free values
-    const long opened = detail::mean_heads_opened(pool, q.values, n);
+    const long opened = detail::mean_heads_opened(pool, values, n);
     mean_heads[i] = {room ? heads[layer][at] : heads[layer][at] + 1,
                      std::max<long>(1, opened + (room ? 1 : 0))};
     heads[layer][at] += opened;
-    pooled[layer][at] = pool + q.values;
+    pooled[layer][at] = pool + values;
   }
   std::vector<std::vector<std::string>> token_parts(static_cast<std::size_t>(layers + 1));
   std::vector<std::vector<std::string>> readout_parts(static_cast<std::size_t>(layers + 1));
@@ -425,7 +426,7 @@ Plan plan_of(const Program& program, const Pricer& pricer, const detail::Placeme
     s.where = slot->readout ? TokenClass::kReadout : TokenClass::kInputs;
     const auto layer = static_cast<std::size_t>(s.layer);
     const std::size_t at = slot->readout ? 1 : 0;
-    if (q.mode == Mode::kMean && q.values > 0) {
+    if (q.mode == Mode::kMean && q.averaged(a.token_dim) > 0) {
       std::tie(s.head, s.heads) = mean_heads[i];
     } else {
       s.head = ++heads[layer][at];

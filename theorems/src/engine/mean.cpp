@@ -1,6 +1,7 @@
 // R6: a sum over tokens as uniform averages, the means of values that need the same quantities
 // one action.
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -57,19 +58,30 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
     q.needs.assign(f.quantities.begin(), f.quantities.end());
     q.needs_at_tokens = true;
     q.needs_ffn = f.term == nullptr || !token_wise(*f.term, on.front());
-    const int id =
-        add(q, fmt::format("mean|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : ""));
+    // A vector's mean is d values, one a coordinate, and a mean of its own, which the placement
+    // may put in another slot than the scalars' (the means of x[s] and of sqnorm(x[t]) are
+    // d + 1 values: one head of n = 4 at d = 4 once averaged all five, where (1,1) has a head
+    // for each).
+    const bool vector = f.term != nullptr && f.term->value == targets::ValueKind::kVector;
+    const std::string term_key = (summed ? "sum:" : "") + f.key({{on.front(), "#v"}}, true);
+    const int id = add(q, fmt::format("mean|{}|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : "",
+                                      vector ? term_key : ""));
     Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
     const std::string term = f.signed_text();
-    std::set<std::string>& averaged = averaged_[id];
+    std::map<std::string, bool>& averaged = averaged_[id];  // each averaged term: a vector?
     // 2 y's mean is y's; the means that are terms of the target's sum are one value, the mean
     // of their sum (sum(i = 1..20) sum(t) y_i^2 is one, where (sum(t) y_i)^2 are twenty).
-    if (averaged.insert((summed ? "sum:" : "") + f.key({{on.front(), "#v"}}, true)).second) {
-      const auto terms_of_the_sum =
-          std::count_if(averaged.begin(), averaged.end(),
-                        [](const std::string& k) { return k.rfind("sum:", 0) == 0; });
-      made.values =
-          static_cast<long>(averaged.size()) - terms_of_the_sum + (terms_of_the_sum > 0 ? 1 : 0);
+    if (averaged.emplace(term_key, vector).second) {
+      bool terms_of_the_sum = false;
+      made.values = 0;
+      made.vectors = 0;
+      for (const auto& [key, is_vector] : averaged) {
+        if (key.rfind("sum:", 0) == 0)
+          terms_of_the_sum = true;
+        else
+          ++(is_vector ? made.vectors : made.values);
+      }
+      if (terms_of_the_sum) ++made.values;
       made.what += made.what.empty()
                        ? fmt::format("{} = the mean over {} of {}", made.name, on.front(), term)
                        : fmt::format(", and of {}", term);

@@ -199,7 +199,7 @@ class Searcher {
         // R6: means at one (layer, token class) share uniform heads, n averaged values a head.
         auto& pooled = pooled_means_[layer][at];
         const long n = a_.head_dim_of(l - 1);
-        const long values = q.mode == Mode::kMean ? q.values : 0;
+        const long values = q.mode == Mode::kMean ? q.averaged(a_.token_dim) : 0;
         const long heads = q.mode == Mode::kMean ? mean_heads_opened(pooled, values, n) : 1;
         if (count + heads > a_.heads[static_cast<std::size_t>(l - 1)]) continue;
         // The heads write into the E-dimensional stream: no more than E averaged values there,

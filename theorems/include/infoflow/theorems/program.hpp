@@ -76,9 +76,13 @@ struct Quantity {
   /// nonlinear, or a retrieval's score that attention cannot form from the raw tokens.
   bool needs_ffn = false;
   long positions = 0;      ///< kPositions: how many positions it gathers
-  long values = 1;         ///< kMean: the averaged values it carries (n of them a head)
+  long values = 1;         ///< kMean: the averaged scalars it carries (n values a head)
+  long vectors = 0;        ///< kMean: the averaged token vectors, d values each
   int order = 0;           ///< kAggregation: the order of the comparison that forces it
   Form form;               ///< what a construction compiles
+
+  /// kMean: how many values it averages at token dimension d.
+  [[nodiscard]] long averaged(long token_dim) const { return values + vectors * token_dim; }
 };
 
 /// A k-th largest (k >= 2): a chain of k masked retrievals (the steps), or one k-th
