@@ -44,6 +44,26 @@ bool same_expression(const Node& a, const Node& b) {  // NOLINT(misc-no-recursio
   return true;
 }
 
+bool contains(const Node& n, const std::function<bool(const Node&)>& test) {  // NOLINT(misc-no-recursion)
+  return test(n) ||
+         std::any_of(n.args.begin(), n.args.end(), [&](const Node& a) { return contains(a, test); });
+}
+
+bool has_product_abs_power_or_range(const Node& n) {
+  return contains(n, [](const Node& m) {
+    if (m.kind == K::kMul || m.kind == K::kPow || (m.kind == K::kCall && m.name == "abs"))
+      return true;
+    if (m.kind != K::kReduce) return false;
+    // A range binder, unless a chain names it (a chain binds without a range).
+    return std::any_of(m.binders.begin(), m.binders.end(), [&](const Binder& b) {
+      return b.has_range &&
+             std::none_of(m.constraints.begin(), m.constraints.end(), [&](const IndexConstraint& c) {
+               return c.left == b.name || c.right == b.name;
+             });
+    });
+  });
+}
+
 bool mentions_token(const Node& n) {  // NOLINT(misc-no-recursion)
   if (n.kind == K::kRef && n.name == "x") return true;
   if (n.kind == K::kReduce) return true;

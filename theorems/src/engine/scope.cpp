@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/targets/node_algebra.hpp"
 #include "values.hpp"
 
 namespace infoflow::theorems::detail {
@@ -172,17 +173,13 @@ class Checker {
         if (y.name == "abs" || y.name == "tanh") return through(y.args[0]);
         if (y.name == "relu") return "is 0 wherever " + whole(y.args[0]) + " is not positive";
         if (y.name == "sqnorm" || y.name == "norm" ||
-            (y.name == "dot" && y.args.size() == 2 && same_text(y.args[0], y.args[1]))) {
+            (y.name == "dot" && y.args.size() == 2 && targets::same_expression(y.args[0], y.args[1]))) {
           return "is 0 where " + whole(y.args[0]) + " is the zero vector, which the tokens reach";
         }
         return std::nullopt;
       default:
         return std::nullopt;
     }
-  }
-
-  static bool same_text(const Node& a, const Node& b) {
-    return targets::to_text(a) == targets::to_text(b);
   }
 
   /// A sum of squares (with positive weights and constants), over tokens too: its sqrt is a
@@ -205,7 +202,7 @@ class Checker {
         return sum_of_squares(y.args[0]);
       case K::kCall:
         return y.name == "sqnorm" ||
-               (y.name == "dot" && y.args.size() == 2 && same_text(y.args[0], y.args[1]));
+               (y.name == "dot" && y.args.size() == 2 && targets::same_expression(y.args[0], y.args[1]));
       default:
         return false;
     }
@@ -245,15 +242,14 @@ class Checker {
     std::optional<targets::Formula> low;
     std::optional<targets::Formula> high;
     try {
-      const std::string text = targets::to_text(n);
       const auto reduced = [&](targets::ReduceOp op) {
-        if (over.binders.empty()) return text;
+        if (over.binders.empty()) return n;
         over.op = op;
         over.args = {n};
-        return targets::to_text(over);
+        return over;
       };
-      low = targets::Formula::parse(reduced(targets::ReduceOp::kMin));
-      high = targets::Formula::parse(reduced(targets::ReduceOp::kMax));
+      low = targets::Formula::from_tree(reduced(targets::ReduceOp::kMin));
+      high = targets::Formula::from_tree(reduced(targets::ReduceOp::kMax));
     } catch (const InputError&) {
       return 1;
     }

@@ -6,6 +6,7 @@
 /// the builders of sums and products. Each matches on the tree, never on its printed text, so
 /// that the engine's compiler and the constructions that read its programs agree on them.
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,14 @@ namespace infoflow::targets {
 /// Whether `a` and `b` are one expression: equal in every field the formula states, whatever
 /// columns they were written at and kinds the checks gave them.
 bool same_expression(const Node& a, const Node& b);
+
+/// Whether `n` or a node inside it passes `test`.
+bool contains(const Node& n, const std::function<bool(const Node&)>& test);
+
+/// Whether `n` holds a product, an absolute value, a power or a reduction over a range: where a
+/// second reading (E1 at the product's vertices, max |E| as max(max E, -min E), a range read
+/// outside) may order the eliminations otherwise.
+bool has_product_abs_power_or_range(const Node& n);
 
 /// Whether `n` reads the sequence: a token x[...], or a reduction.
 bool mentions_token(const Node& n);
