@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <tuple>
 #include <utility>
 
 namespace infoflow::targets {
@@ -63,6 +66,46 @@ bool has_product_abs_power_or_range(const Node& n) {
     });
   });
 }
+
+namespace {
+/// -1, 0 or 1 as `a` comes before, is, or comes after `b` in ExpressionOrder.
+int compare(const Node& a, const Node& b) {  // NOLINT(misc-no-recursion)
+  const auto bound = [](const Bound& x) { return std::tie(x.value, x.name); };
+  using Fields = std::tuple<K, bool, double, const std::string&, const std::string&, long,
+                            const std::string&, long, std::size_t>;
+  const auto fields = [](const Node& n) {
+    return Fields(n.kind, std::signbit(n.number), n.number, n.name, n.index, n.position,
+                  n.position_name, n.offset, n.args.size());
+  };
+  if (fields(a) != fields(b)) return fields(a) < fields(b) ? -1 : 1;
+  if (a.kind == K::kReduce) {
+    const auto reduction = [&](const Node& n) {
+      return std::make_tuple(n.op, bound(n.rank), n.binders.size(), n.constraints.size());
+    };
+    if (reduction(a) != reduction(b)) return reduction(a) < reduction(b) ? -1 : 1;
+    for (std::size_t i = 0; i < a.binders.size(); ++i) {
+      const auto binder = [&](const Binder& x) {
+        return std::tuple_cat(std::tie(x.name, x.has_range), bound(x.low), bound(x.high));
+      };
+      if (binder(a.binders[i]) != binder(b.binders[i]))
+        return binder(a.binders[i]) < binder(b.binders[i]) ? -1 : 1;
+    }
+    for (std::size_t i = 0; i < a.constraints.size(); ++i) {
+      const auto constraint = [](const IndexConstraint& c) {
+        return std::tie(c.left, c.strict_order, c.right);
+      };
+      if (constraint(a.constraints[i]) != constraint(b.constraints[i]))
+        return constraint(a.constraints[i]) < constraint(b.constraints[i]) ? -1 : 1;
+    }
+  }
+  for (std::size_t i = 0; i < a.args.size(); ++i) {
+    if (const int c = compare(a.args[i], b.args[i]); c != 0) return c;
+  }
+  return 0;
+}
+}  // namespace
+
+bool ExpressionOrder::operator()(const Node& a, const Node& b) const { return compare(a, b) < 0; }
 
 bool mentions_token(const Node& n) {  // NOLINT(misc-no-recursion)
   if (n.kind == K::kRef && n.name == "x") return true;

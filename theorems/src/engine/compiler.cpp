@@ -321,11 +321,11 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
   Deps d;
   std::vector<int> firsts;
   std::vector<std::string> shapes;
-  Node combined;  // Program::values: the copies' values, summed or compared
-  combined.kind = K::kCall;
-  combined.name = n.op == targets::ReduceOp::kSum   ? "#sum"
-                  : n.op == targets::ReduceOp::kMin ? "#min"
-                                                    : "#max";
+  // Program::values: the copies' values, summed or compared.
+  Value combined{Value::Combined{n.op == targets::ReduceOp::kSum   ? targets::ReduceOp::kSum
+                                 : n.op == targets::ReduceOp::kMin ? targets::ReduceOp::kMin
+                                                                   : targets::ReduceOp::kMax},
+                 {}};
   for (Node& c : copies) {
     std::erase_if(c.binders, [&](const targets::Binder& b) {
       return std::any_of(unrolled.begin(), unrolled.end(),
@@ -335,10 +335,10 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
     if (c.binders.empty()) {
       d.add(expr(c.args[0], scope));
       if (c.has_key()) d.add(expr(c.args[1], scope));
-      combined.args.push_back(c.args[0]);
+      combined.args.push_back(lifted(c.args[0]));
     } else {
       d.add(token_reduction(c, scope));
-      combined.args.push_back(c);
+      combined.args.push_back(lifted(c));
     }
     firsts.push_back(first);
     shapes.push_back(shape(first));
@@ -348,7 +348,7 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
                     std::all_of(shapes.begin(), shapes.end(),
                                 [&](const std::string& s) { return s == shapes.front(); });
   if (same) p_.interchangeable.push_back(firsts);
-  if (!n.has_key()) p_.values.emplace(targets::to_text(n), std::move(combined));
+  if (!n.has_key()) p_.values.emplace(n, std::move(combined));
   return d;
 }
 
@@ -390,8 +390,8 @@ std::optional<int> Compiler::closed_sign(const Node& n) const {
 Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope) {
   if (std::optional<Node> free = kIdleConstraints.rewrite(n, n, reader_)) {
     Deps d = token_reduction(*free, scope);
-    const auto value = p_.values.find(targets::to_text(*free));
-    if (value != p_.values.end()) p_.values.emplace(targets::to_text(n), value->second);
+    const auto value = p_.values.find(*free);
+    if (value != p_.values.end()) p_.values.emplace(n, value->second);
     return d;
   }
   // Whether this reduction is a term of the target's sum; what its body holds is not.

@@ -20,6 +20,12 @@ namespace infoflow::targets {
 /// columns they were written at and kinds the checks gave them.
 bool same_expression(const Node& a, const Node& b);
 
+/// A strict order on expressions whose equivalence is same_expression(): for maps keyed by an
+/// expression (the engine's values of its reductions).
+struct ExpressionOrder {
+  bool operator()(const Node& a, const Node& b) const;
+};
+
 /// Whether `n` or a node inside it passes `test`.
 bool contains(const Node& n, const std::function<bool(const Node&)>& test);
 

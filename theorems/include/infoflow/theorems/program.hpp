@@ -20,6 +20,8 @@
 #include <ginac/ginac.h>
 
 #include "infoflow/targets/formula.hpp"
+#include "infoflow/targets/node_algebra.hpp"
+#include "infoflow/theorems/value.hpp"
 
 namespace infoflow::theorems {
 
@@ -117,10 +119,9 @@ struct Program {
   /// quantity of each copy; copies are interchangeable, so a search may order them.
   std::vector<std::vector<int>> interchangeable;
   /// For constructions: the formula as the compiler read it (after its rewrites), and the value
-  /// of each reduction it resolved, by the reduction's text, as an expression in which `#N` (a
-  /// reference) is quantity N's value and `#N.J` the J-th value a mean carries.
+  /// of each reduction it resolved (value.hpp), keyed by the reduction (same_expression()).
   targets::Node root;
-  std::map<std::string, targets::Node> values;
+  std::map<targets::Node, Value, targets::ExpressionOrder> values;
 
   [[nodiscard]] bool blocked() const;
   /// beta_1: the distinct comparisons made (a reduction written twice counts once; neither the
