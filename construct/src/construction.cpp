@@ -270,7 +270,7 @@ class Lowering {
     if (!(n.op == targets::ReduceOp::kSum || (extrema && extremum)) || n.has_key() ||
         !n.constraints.empty())
       return std::nullopt;
-    std::vector<Node> copies{n.args[0]};
+    std::vector<targets::IndexRange> ranges;
     for (const targets::Binder& b : n.binders) {
       if (!b.has_range) return std::nullopt;
       auto bound = [&](const targets::Bound& x) -> std::optional<long> {
@@ -282,12 +282,9 @@ class Lowering {
       const std::optional<long> low = bound(b.low);
       const std::optional<long> high = bound(b.high);
       if (!low || !high) return std::nullopt;
-      std::vector<Node> next;
-      for (const Node& c : copies) {
-        for (long v = *low; v <= *high; ++v) next.push_back(targets::substitute(c, b.name, v));
-      }
-      copies = std::move(next);
+      ranges.push_back({b.name, *low, *high});
     }
+    const std::vector<Node> copies = targets::copies_over(n.args[0], ranges);
     std::vector<Value> lifted;
     lifted.reserve(copies.size());
     for (const Node& c : copies) lifted.push_back(theorems::lifted(c));
@@ -444,8 +441,7 @@ class Lowering {
       c *= value.args[0].operation()->number;
       ref = &value.args[1];
     }
-    std::vector<std::string> free;
-    free_indices(*t.node, {}, free);
+    const std::vector<std::string> free = targets::free_indices(*t.node, {.constraints = true});
     const auto* held = std::get_if<Value::Held>(&ref->what);
     if (held == nullptr || free.size() > 1) {
       throw Failure("constructor", fmt::format("{}: the term {} holds a reduction the "
@@ -625,23 +621,6 @@ class Lowering {
       default:
         return std::nullopt;
     }
-  }
-
-  /// The token indices `n` reads that no reduction inside it binds.
-  static void free_indices(const Node& n, std::set<std::string> bound,  // NOLINT(misc-no-recursion)
-                           std::vector<std::string>& out) {
-    if (n.kind == K::kReduce) {
-      for (const targets::Binder& b : n.binders) bound.insert(b.name);
-      for (const targets::IndexConstraint& c : n.constraints) {
-        for (const std::string& i : {c.left, c.right}) {
-          if (bound.count(i) == 0 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
-        }
-      }
-    }
-    if (n.kind == K::kRef && n.name == "x" && !n.index.empty() && bound.count(n.index) == 0 &&
-        std::find(out.begin(), out.end(), n.index) == out.end())
-      out.push_back(n.index);
-    for (const Node& a : n.args) free_indices(a, bound, out);
   }
 
   /// What each step reads and makes, before anything is built: the candidate features some FFN

@@ -129,17 +129,35 @@ bool names_index(const Node& n, const std::string& name) {  // NOLINT(misc-no-re
                      [&](const Node& a) { return names_index(a, name); });
 }
 
-std::set<std::string> token_indices_read(const Node& n) {  // NOLINT(misc-no-recursion)
-  std::set<std::string> out;
-  if (n.kind == K::kRef && n.name == "x" && !n.index.empty()) out.insert(n.index);
-  for (const Node& a : n.args) {
-    const std::set<std::string> inner = token_indices_read(a);
-    out.insert(inner.begin(), inner.end());
-  }
+namespace {
+void collect_free(const Node& n, const IndexReads& also,  // NOLINT(misc-no-recursion)
+                  std::set<std::string> bound, std::vector<std::string>& out) {
+  const auto read = [&](const std::string& i) {
+    if (bound.count(i) == 0 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+  };
   if (n.kind == K::kReduce) {
-    for (const Binder& b : n.binders) out.erase(b.name);
+    for (const Binder& b : n.binders) bound.insert(b.name);
+    if (also.constraints) {
+      for (const IndexConstraint& c : n.constraints) {
+        read(c.left);
+        read(c.right);
+      }
+    }
   }
+  if (n.kind == K::kRef && !n.index.empty() && (n.name == "x" || also.parameters)) read(n.index);
+  for (const Node& a : n.args) collect_free(a, also, bound, out);
+}
+}  // namespace
+
+std::vector<std::string> free_indices(const Node& n, IndexReads also) {
+  std::vector<std::string> out;
+  collect_free(n, also, {}, out);
   return out;
+}
+
+std::set<std::string> token_indices_read(const Node& n) {
+  const std::vector<std::string> read = free_indices(n);
+  return {read.begin(), read.end()};
 }
 
 std::optional<double> literal_number(const Node& n) {  // NOLINT(misc-no-recursion)
@@ -178,6 +196,18 @@ Node replaced(const Node& n, const Node& what, const Node& by) {  // NOLINT(misc
   Node out = n;
   for (Node& a : out.args) a = replaced(a, what, by);
   return out;
+}
+
+std::vector<Node> copies_over(const Node& n, const std::vector<IndexRange>& ranges) {
+  std::vector<Node> copies{n};
+  for (const IndexRange& r : ranges) {
+    std::vector<Node> next;
+    for (const Node& c : copies) {
+      for (long v = r.low; v <= r.high; ++v) next.push_back(substitute(c, r.index, v));
+    }
+    copies = std::move(next);
+  }
+  return copies;
 }
 
 std::vector<const Node*> product_parts(const Node& n) {  // NOLINT(misc-no-recursion)

@@ -66,6 +66,34 @@ BOOST_AUTO_TEST_CASE(products_absolute_values_powers_and_ranges_are_found_in_the
                           [](const tg::Node& n) { return n.kind == tg::Node::Kind::kCall; }));
 }
 
+BOOST_AUTO_TEST_CASE(copies_over_ranges_take_the_first_range_outermost) {
+  const tg::Node body = parsed("sum(i = 1..2, j = 1..2) bilinear(A[i], x[j], x[3])").args[0];
+  const std::vector<tg::Node> copies = tg::copies_over(body, {{"i", 1, 2}, {"j", 1, 2}});
+  std::vector<std::string> texts;
+  for (const tg::Node& c : copies) texts.push_back(tg::to_text(c));
+  const std::vector<std::string> expected{
+      "bilinear(A[1], x[1], x[3])", "bilinear(A[1], x[2], x[3])", "bilinear(A[2], x[1], x[3])",
+      "bilinear(A[2], x[2], x[3])"};
+  BOOST_TEST(texts == expected, boost::test_tools::per_element());
+  BOOST_TEST(tg::copies_over(body, {{"i", 2, 1}}).empty());  // an empty range
+}
+
+BOOST_AUTO_TEST_CASE(free_indices_in_the_order_read) {
+  // s and i are bound further out: the chain names s, x[s] reads it, A[i] reads i.
+  const tg::Node root =
+      parsed("sum(i = 1..2) max(s) (min(t != s) dot(A[i], x[t]) + dot(b, x[s]))");
+  const tg::Node& inner = root.args[0].args[0];  // min(t != s) ... + dot(b, x[s])
+  const tg::Node& reduction = inner.args[0];     // min(t != s) dot(A[i], x[t])
+  BOOST_TEST(tg::free_indices(reduction).empty());
+  BOOST_TEST(tg::free_indices(reduction, {.constraints = true}) == std::vector<std::string>{"s"},
+             boost::test_tools::per_element());
+  BOOST_TEST(tg::free_indices(reduction, {.parameters = true, .constraints = true}) ==
+                 (std::vector<std::string>{"s", "i"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(tg::free_indices(inner) == std::vector<std::string>{"s"},
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(what_a_term_reads) {
   const tg::Node n = parsed("max(s) (dot(a, x[s]) * max(t) dot(x[s], x[t]))");
   BOOST_TEST(tg::token_indices_read(n.args[0]) == (std::set<std::string>{"s"}));

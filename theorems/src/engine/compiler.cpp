@@ -299,7 +299,8 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
   const Restore restore(summed_);
   summed_ = summed_ && n.op == targets::ReduceOp::kSum;  // a sum's copies are its terms
   // Expand the combinations of the unrolled binders.
-  std::vector<Node> copies{n};
+  std::vector<targets::IndexRange> ranges;
+  long count = 1;
   for (const targets::Binder* b : unrolled) {
     const long low = reader_.resolve(b->low, b->column);
     const long high = reader_.resolve(b->high, b->column);
@@ -307,17 +308,15 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
       throw InputError(SourceLocation{"<formula>", 1, b->column},
                        fmt::format("the range {} = {}..{} is empty", b->name, low, high));
     }
-    if (static_cast<long>(copies.size()) * (high - low + 1) > kMaxCopies) {
+    if (count * (high - low + 1) > kMaxCopies) {
       throw InputError(SourceLocation{"<formula>", 1, b->column},
                        fmt::format("unrolling {} = {}..{} makes more than {} copies", b->name, low,
                                    high, kMaxCopies));
     }
-    std::vector<Node> next;
-    for (const Node& c : copies) {
-      for (long v = low; v <= high; ++v) next.push_back(targets::substitute(c, b->name, v));
-    }
-    copies = std::move(next);
+    count *= high - low + 1;
+    ranges.push_back({b->name, low, high});
   }
+  std::vector<Node> copies = targets::copies_over(n, ranges);
   Deps d;
   std::vector<int> firsts;
   std::vector<std::string> shapes;

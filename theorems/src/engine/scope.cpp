@@ -74,16 +74,6 @@ bool reads_tokens(const Node& n) {  // NOLINT(misc-no-recursion)
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return reads_tokens(a); });
 }
 
-/// Index names `n` reads that no reduction inside it binds.
-void free_indices(const Node& n, std::set<std::string>& out) {  // NOLINT(misc-no-recursion)
-  std::set<std::string> inner;
-  if (n.kind == K::kRef && !n.index.empty()) inner.insert(n.index);
-  for (const targets::IndexConstraint& c : n.constraints) inner.insert({c.left, c.right});
-  for (const Node& a : n.args) free_indices(a, inner);
-  for (const targets::Binder& b : n.binders) inner.erase(b.name);
-  out.insert(inner.begin(), inner.end());
-}
-
 class Checker {
  public:
   Checker(const targets::Bindings& bindings, long token_dim)
@@ -224,8 +214,9 @@ class Checker {
   /// where it takes both (or is 0 throughout). Where `n` cannot be evaluated on its own (a named
   /// integer without a value) no verdict is drawn: +1.
   std::optional<int> fixed_sign(const Node& n) const {
-    std::set<std::string> free;
-    free_indices(n, free);
+    const std::vector<std::string> read =
+        targets::free_indices(n, {.parameters = true, .constraints = true});
+    const std::set<std::string> free(read.begin(), read.end());
     // The enclosing reductions' indices `n` reads, with their constraints (s != t keeps the
     // diagonal out: sqnorm(x[s] - x[t]) is positive there).
     Node over;
