@@ -94,6 +94,14 @@ BOOST_AUTO_TEST_CASE(free_indices_in_the_order_read) {
              boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(a_subscript_reads_as_written) {
+  const tg::Node sum = parsed("dot(a, x[T-1]) + dot(a, x[3]) + sum(t) dot(a, x[t+1])");
+  BOOST_TEST(tg::subscript_text(sum.args[0].args[0].args[1]) == "T-1");
+  BOOST_TEST(tg::subscript_text(sum.args[0].args[1].args[1]) == "3");
+  BOOST_TEST(tg::subscript_text(sum.args[1].args[0].args[1]) == "t+1");
+  BOOST_TEST(tg::subscript_text(sum.args[0].args[0].args[0]).empty());  // a, no subscript
+}
+
 BOOST_AUTO_TEST_CASE(what_a_term_reads) {
   const tg::Node n = parsed("max(s) (dot(a, x[s]) * max(t) dot(x[s], x[t]))");
   BOOST_TEST(tg::token_indices_read(n.args[0]) == (std::set<std::string>{"s"}));

@@ -231,9 +231,8 @@ Deps Compiler::expr(const Node& n, const std::set<std::string>& scope) {
   summed_ = summed_ && additive;
   if (n.kind == K::kRef && n.name == "x") {
     if (n.position > 0 || !n.position_name.empty()) {
-      const std::string where = n.position > 0
-                                    ? std::to_string(n.position)
-                                    : targets::to_text(n).substr(2, targets::to_text(n).size() - 3);
+      const std::string where =
+          n.position > 0 ? std::to_string(n.position) : targets::subscript_text(n);
       note_order(targets::to_text(n) + " reads a fixed position");
       d.quantities.insert(positions_quantity(n, where));
     } else if (n.offset != 0) {
