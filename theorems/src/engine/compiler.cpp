@@ -169,9 +169,10 @@ Program Compiler::run() {
     pq.positions = static_cast<long>(position_names_.size());
     pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
   }
-  std::set<std::string> counted;  // one reduction written twice is one comparison
+  // One reduction written twice is one comparison.
+  std::set<Node, targets::ExpressionOrder> counted;
   for (const Comparison& c : p_.comparisons) {
-    if (!c.counts() || !counted.insert(c.text).second) continue;
+    if (!c.counts() || !counted.insert(c.reduction).second) continue;
     p_.order = std::max(p_.order, c.order);
     p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
   }
@@ -454,7 +455,8 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
   }
   Comparison c;
   c.text = targets::to_text(n);
-  if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, summed, c), c.text);
+  c.reduction = n;
+  if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, summed, c), n);
   if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
     const long k = reader_.resolve(n.rank, n.column);
     if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
@@ -477,12 +479,12 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
                                    tokens->second - excluded));
     }
     if (k >= 2) {
-      Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), c.text);
+      Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), n);
       // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
       // bottom (k = T is the minimum), which a reader comparing with training must be told.
       if (const auto tokens = bindings_.find("T");
           tokens != bindings_.end() && n.binders.size() == 1 && !p_.comparisons.empty() &&
-          p_.comparisons.back().text == c.text) {
+          targets::same_expression(p_.comparisons.back().reduction, n)) {
         const long candidates = tokens->second - excluded;
         if (2 * k > candidates + 1) {
           const long from_bottom = candidates - k + 1;
@@ -504,14 +506,14 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
     }
   }
   if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
-    return annotated(*split, c.text);
-  return annotated(extremum(n, bound, factors, body_deps, scope, c), c.text);
+    return annotated(*split, n);
+  return annotated(extremum(n, bound, factors, body_deps, scope, c), n);
 }
 
-Deps Compiler::annotated(Deps d, const std::string& text) {
-  const auto note = reader_.notes().find(text);
+Deps Compiler::annotated(Deps d, const Node& n) {
+  const auto note = reader_.notes().find(n);
   if (note != reader_.notes().end() && !p_.comparisons.empty() &&
-      p_.comparisons.back().text == text)
+      targets::same_expression(p_.comparisons.back().reduction, n))
     p_.comparisons.back().elimination += note->second;
   return d;
 }

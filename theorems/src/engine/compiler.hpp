@@ -61,7 +61,7 @@ class Compiler {
   [[nodiscard]] std::optional<int> closed_sign(const targets::Node& n) const;
   Deps token_reduction(const targets::Node& n, const std::set<std::string>& scope);
   /// Says in the comparison just made how its reduction was written, if a rewrite made it.
-  Deps annotated(Deps d, const std::string& text);
+  Deps annotated(Deps d, const targets::Node& n);
   /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
   /// (whatever T is), not a chain of T masked maxima.
   static bool ranks_last(const targets::Node& n);

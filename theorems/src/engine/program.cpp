@@ -69,9 +69,9 @@ bool Program::blocked() const {
 }
 
 long Program::dimension() const {
-  std::set<std::string> distinct;
+  std::set<targets::Node, targets::ExpressionOrder> distinct;
   for (const Comparison& c : comparisons) {
-    if (c.counts()) distinct.insert(c.text);
+    if (c.counts()) distinct.insert(c.reduction);
   }
   return static_cast<long>(distinct.size());
 }

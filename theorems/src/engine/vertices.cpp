@@ -335,7 +335,9 @@ std::optional<Deps> Compiler::absolute_split(const Node& n, const std::vector<Fa
   }
   int order = 1;
   for (const Comparison& other : p_.comparisons) {
-    if (std::find(parts.begin(), parts.end(), other.text) != parts.end())
+    if (std::any_of(extrema.begin(), extrema.end(), [&](const Node& e) {
+          return targets::same_expression(e, other.reduction);
+        }))
       order = std::max(order, other.order);
   }
   c.order = order;

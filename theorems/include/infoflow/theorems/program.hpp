@@ -93,7 +93,8 @@ struct Ranked {
 
 /// One reduction over tokens, as the comparison tree shows it.
 struct Comparison {
-  std::string text;
+  std::string text;       ///< the reduction, for people
+  targets::Node reduction;  ///< the reduction compared: what tells two comparisons apart
   int order = 1;            ///< 1 + the largest set of indices a message depends on
   std::string elimination;  ///< "t -> m1(s); s -> g1", or why none exists
   bool blocked = false;     ///< no elimination order keeps messages on single tokens
