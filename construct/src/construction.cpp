@@ -51,10 +51,11 @@ using theorems::FormTerm;
 using theorems::Mode;
 using theorems::PlanStep;
 using theorems::Quantity;
+using theorems::Value;
 using K = Node::Kind;
+/// Each token read by position (x[3], x[T]) -> its position.
+using Positions = std::map<Node, long, targets::ExpressionOrder>;
 
-/// How the readout's expressions name a coordinate the last layer's FFN computed ("#@12").
-constexpr std::string_view kLevel = "#@";
 /// Grid knots below which an interpolated function is too coarse to be a construction.
 constexpr long kFewestKnots = 3;
 /// Sequences one forward pass takes.
@@ -211,7 +212,7 @@ class Lowering {
       by_name_[program_.quantities[i].name] = static_cast<int>(i);
       if (program_.quantities[i].mode == Mode::kPositions) {
         for (const FormTerm& t : program_.quantities[i].form.terms)
-          positions_[targets::to_text(*t.node)] = position_of(*t.node);
+          positions_[*t.node] = position_of(*t.node);
       }
     }
     // The output first: which values the readout needs, and the fetches its selections read.
@@ -232,41 +233,44 @@ class Lowering {
   }
 
   /// The target's value as an expression in the quantities' values (Program::values).
-  Node resolved(const Node& n) {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kReduce) {
-      const auto value = program_.values.find(targets::to_text(n));
+  Value resolved(const Node& n) { return resolved(theorems::lifted(n)); }
+  Value resolved(const Value& v) {  // NOLINT(misc-no-recursion)
+    if (const auto* reduction = std::get_if<Value::Reduction>(&v.what)) {
+      const Node& n = reduction->node;
+      const auto value = program_.values.find(n);
       if (value == program_.values.end()) {
-        if (const std::optional<Node> copies = unrolled(n)) return resolved(*copies);
+        if (const std::optional<Value> copies = unrolled(n)) return resolved(*copies);
         throw Failure("constructor", fmt::format("the engine's reading records no value for '{}' "
                                                  "(a rule the constructor has no compilation for)",
                                                  targets::to_text(n)));
       }
       return resolved(value->second);
     }
-    Node out = n;
-    for (Node& a : out.args) a = resolved(a);
+    Value out = v;
+    for (Value& a : out.args) a = resolved(a);
     return out;
   }
 
-  /// `n` with each reduction over ranges of its own unrolled, as far as they are.
-  [[nodiscard]] Node ranges_unrolled(const Node& n) const {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kReduce) {
-      if (const std::optional<Node> copies = unrolled(n, true)) return ranges_unrolled(*copies);
-      return n;
+  /// `v` with each reduction over ranges of its own unrolled, as far as they are.
+  [[nodiscard]] Value ranges_unrolled(const Value& v) const {  // NOLINT(misc-no-recursion)
+    if (const auto* reduction = std::get_if<Value::Reduction>(&v.what)) {
+      if (const std::optional<Value> copies = unrolled(reduction->node, true))
+        return ranges_unrolled(*copies);
+      return v;
     }
-    Node out = n;
-    for (Node& a : out.args) a = ranges_unrolled(a);
+    Value out = v;
+    for (Value& a : out.args) a = ranges_unrolled(a);
     return out;
   }
 
   /// A sum over ranges of its own (sum(p = 1..T0) x[p], E0) as the sum of its copies; with
-  /// `extrema`, a maximum or minimum as #max or #min of them.
-  [[nodiscard]] std::optional<Node> unrolled(const Node& n, bool extrema = false) const {
+  /// `extrema`, a maximum or minimum as the Combined maximum or minimum of them.
+  [[nodiscard]] std::optional<Value> unrolled(const Node& n, bool extrema = false) const {
     const bool extremum = n.op == targets::ReduceOp::kMax || n.op == targets::ReduceOp::kMin;
     if (!(n.op == targets::ReduceOp::kSum || (extrema && extremum)) || n.has_key() ||
         !n.constraints.empty())
       return std::nullopt;
-    std::vector<Node> copies{n.args[0]};
+    std::vector<targets::IndexRange> ranges;
     for (const targets::Binder& b : n.binders) {
       if (!b.has_range) return std::nullopt;
       auto bound = [&](const targets::Bound& x) -> std::optional<long> {
@@ -278,36 +282,28 @@ class Lowering {
       const std::optional<long> low = bound(b.low);
       const std::optional<long> high = bound(b.high);
       if (!low || !high) return std::nullopt;
-      std::vector<Node> next;
-      for (const Node& c : copies) {
-        for (long v = *low; v <= *high; ++v) next.push_back(targets::substitute(c, b.name, v));
-      }
-      copies = std::move(next);
+      ranges.push_back({b.name, *low, *high});
     }
+    const std::vector<Node> copies = targets::copies_over(n.args[0], ranges);
+    std::vector<Value> lifted;
+    lifted.reserve(copies.size());
+    for (const Node& c : copies) lifted.push_back(theorems::lifted(c));
     if (extremum) {
-      if (copies.empty()) return std::nullopt;
-      Node call;
-      call.kind = K::kCall;
-      call.name = n.op == targets::ReduceOp::kMax ? "#max" : "#min";
-      call.args = std::move(copies);
-      return call;
+      if (lifted.empty()) return std::nullopt;
+      return Value{Value::Combined{n.op}, std::move(lifted)};
     }
-    return targets::sum_of(std::move(copies));  // an empty sum is the number 0
+    return theorems::sum_of(std::move(lifted));  // an empty sum is the number 0
   }
 
-  void note_selections(const Node& n) {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kCall && n.name == "#select") {
-      selected_.insert(quantity_of(n.args[0].name));
-      selections_[quantity_of(n.args[0].name)] = &n;
+  void note_selections(const Value& v) {  // NOLINT(misc-no-recursion)
+    if (const auto* s = std::get_if<Value::Selected>(&v.what)) {
+      selected_.insert(s->quantity);
+      selections_[s->quantity] = &v;
       return;
     }
-    if (n.kind == K::kRef && n.name.starts_with("#") && n.name.find('.') == std::string::npos)
-      needed_at_readout_.insert(quantity_of(n.name));
-    for (const Node& a : n.args) note_selections(a);
-  }
-
-  int quantity_of(const std::string& reference) const {
-    return std::stoi(reference.substr(1, reference.find('.') - 1));
+    if (const auto* h = std::get_if<Value::Held>(&v.what); h != nullptr && h->component < 0)
+      needed_at_readout_.insert(h->quantity);
+    for (const Value& a : v.args) note_selections(a);
   }
 
   [[nodiscard]] std::string label(const PlanStep& s) const {
@@ -344,7 +340,7 @@ class Lowering {
   /// One head's uniform mean over the positions P holds their tokens' sum only. An expression
   /// that reads them must read nothing else of them: probed with every positioned token drawn
   /// at random against all of them replaced by their mean (the other values held fixed).
-  void require_through_sum(const Node& e, const std::string& step) const {
+  void require_through_sum(const Value& e, const std::string& step) const {
     std::set<long> distinct;
     for (const auto& [text, p] : positions_) distinct.insert(p);
     if (distinct.size() < 2) return;
@@ -361,11 +357,13 @@ class Lowering {
       std::vector<std::string> indices;
       detail::token_indices(e, indices);
       for (const std::string& i : indices) in.tokens[i] = draw(d_);
-      std::map<std::string, detail::TermValue> references;
-      in.reference = [&](const std::string& name) {
-        auto [it, fresh] = references.emplace(name, detail::TermValue{});
+      // Each held value, selection and coordinate drawn once, on its first read.
+      std::map<std::pair<int, int>, detail::TermValue> references;
+      in.reference = [&](const Value::Held& h) {
+        auto [it, fresh] = references.emplace(std::pair{h.quantity, h.component}, detail::TermValue{});
         if (fresh) {
-          const auto vector = components_[1].find(name);
+          const auto vector = h.component < 0 ? components_[1].end()
+                                              : components_[1].find({h.quantity, h.component});
           it->second.vector = vector != components_[1].end() && vector->second.size() > 1;
           it->second.v = it->second.vector ? draw(static_cast<long>(vector->second.size()))
                                            : Eigen::VectorXd();
@@ -373,23 +371,36 @@ class Lowering {
         }
         return it->second;
       };
-      in.selection = [&](const Node& n) { return in.reference("select " + targets::to_text(n)).s; };
+      std::vector<std::pair<const Value*, double>> selections;
+      in.selection = [&](const Value& n) {
+        for (const auto& [seen, value] : selections) {
+          if (theorems::same_value(*seen, n)) return value;
+        }
+        selections.emplace_back(&n, rng.normal());
+        return selections.back().second;
+      };
+      std::map<long, double> coordinates;
+      in.coordinate = [&](long unit) {
+        auto [it, fresh] = coordinates.emplace(unit, 0.0);
+        if (fresh) it->second = rng.normal();
+        return it->second;
+      };
       std::map<long, Eigen::VectorXd> at;
       Eigen::VectorXd mean = Eigen::VectorXd::Zero(d_);
       for (const long p : distinct) {
         at[p] = draw(d_);
         mean += at[p] / static_cast<double>(distinct.size());
       }
-      for (const auto& [text, p] : positions_) in.positioned[text] = at[p];
+      for (const auto& [ref, p] : positions_) in.positioned[ref] = at[p];
       const double exact = detail::evaluate(e, in).s;
-      for (const auto& [text, p] : positions_) in.positioned[text] = mean;
+      for (const auto& [ref, p] : positions_) in.positioned[ref] = mean;
       const double through_mean = detail::evaluate(e, in).s;
       if (std::abs(exact - through_mean) > 1e-9 * (1 + std::abs(exact))) {
         throw Failure("constructor",
                       fmt::format("{}: {} reads the tokens at positions {{{}}} apart, and one "
                                   "head's mean over them holds their sum only (the constructor "
                                   "has no decoding of several positions from one embedding)",
-                                  step, targets::to_text(e), fmt::join(distinct, ", ")));
+                                  step, theorems::to_text(e), fmt::join(distinct, ", ")));
       }
     }
   }
@@ -420,6 +431,30 @@ class Lowering {
     return one_hot_;
   }
 
+  /// A term holding a reduction held at a token: its value there is a message.
+  void split_message(const FormTerm& t, const std::string& v, const std::string& u, Score& score,
+                     const std::string& step) {
+    const Value value = resolved(*t.node);
+    double c = t.coefficient;
+    const Value* ref = &value;
+    if (value.is(K::kMul) && value.args[0].is(K::kNumber)) {
+      c *= value.args[0].operation()->number;
+      ref = &value.args[1];
+    }
+    const std::vector<std::string> free = targets::free_indices(*t.node, {.constraints = true});
+    const auto* held = std::get_if<Value::Held>(&ref->what);
+    if (held == nullptr || free.size() > 1) {
+      throw Failure("constructor", fmt::format("{}: the term {} holds a reduction the "
+                                               "constructor cannot read as one held value",
+                                               step, targets::to_text(*t.node)));
+    }
+    FormTerm message;
+    message.message = held->quantity;
+    message.message_at = free.empty() ? "" : free.front();
+    message.coefficient = c;
+    split(message, v, u, score, step);
+  }
+
   /// Splits a term read at `v` (the candidate) and `u` (the holder) into its parts.
   void split(const FormTerm& t, const std::string& v, const std::string& u, Score& score,
              const std::string& step) {
@@ -431,84 +466,63 @@ class Lowering {
       into.emplace_back(t.message, t.coefficient);
       return;
     }
-    if (contains_reduction(*t.node)) {
+    Value term = theorems::lifted(*t.node);
+    if (contains_reduction(term)) {
       // Reductions over ranges of their own only (max(i = 1..2) dot(a[i], x[t])): a token-wise
       // term, their copies.
-      if (const Node flat = ranges_unrolled(*t.node); !contains_reduction(flat)) {
-        FormTerm plain = t;
-        plain.node = std::make_shared<const Node>(flat);
-        split(plain, v, u, score, step);
+      if (Value flat = ranges_unrolled(term); !contains_reduction(flat)) {
+        term = std::move(flat);
+      } else {
+        split_message(t, v, u, score, step);
         return;
       }
-      // A reduction held at a token inside the term: its value there is a message.
-      const Node value = resolved(*t.node);
-      double c = t.coefficient;
-      const Node* ref = &value;
-      if (value.kind == K::kMul && value.args[0].kind == K::kNumber) {
-        c *= value.args[0].number;
-        ref = &value.args[1];
-      }
-      std::vector<std::string> free;
-      free_indices(*t.node, {}, free);
-      if (ref->kind != K::kRef || !ref->name.starts_with("#") || free.size() > 1) {
-        throw Failure("constructor", fmt::format("{}: the term {} holds a reduction the "
-                                                 "constructor cannot read as one held value",
-                                                 step, targets::to_text(*t.node)));
-      }
-      FormTerm message;
-      message.message = quantity_of(ref->name);
-      message.message_at = free.empty() ? "" : free.front();
-      message.coefficient = c;
-      split(message, v, u, score, step);
-      return;
     }
+    const std::string text = theorems::to_text(term);
     std::vector<std::string> indices;
-    detail::token_indices(*t.node, indices);
+    detail::token_indices(term, indices);
     for (const std::string& i : indices) {
       if (i != v && i != u) {
         throw Failure("constructor", fmt::format("{}: the term {} reads index {}, bound further out",
-                                                 step, targets::to_text(*t.node), i));
+                                                 step, text, i));
       }
     }
     const bool reads_v = std::find(indices.begin(), indices.end(), v) != indices.end();
     const bool reads_own = !u.empty() && std::find(indices.begin(), indices.end(), u) != indices.end();
     // Tokens read by position are what the holder fetched by position: they take its x's place.
-    const bool by_position = detail::reads_position(*t.node);
+    const bool by_position = detail::reads_position(term);
     if (by_position) {
       if (reads_own) {
         throw Failure("constructor", fmt::format("{}: the term {} reads the holder's own token and "
                                                  "tokens by position, which one query does not "
                                                  "hold together",
-                                                 step, targets::to_text(*t.node)));
+                                                 step, text));
       }
-      require_through_sum(*t.node, step);
+      require_through_sum(term, step);
       score.holder_positions = true;
     }
     score.holder_token = score.holder_token || reads_own;
     const bool reads_u = reads_own || by_position;
-    const std::shared_ptr<const Node> node = t.node;
     const double c = t.coefficient;
     const targets::Evaluator* parameters = evaluator_.get();
     const long count = tokens_;
     const long d = d_;
-    const std::map<std::string, long> positions = positions_;
+    const Positions positions = positions_;
     // f(x_u, x_v), either of them absent when the term does not read it.
-    auto f = [node, c, parameters, count, v, u, d, by_position, positions](
+    auto f = [term, c, parameters, count, v, u, d, by_position, positions](
                  const Eigen::VectorXd& xu, const Eigen::VectorXd& xv) {
       detail::TermInputs in;
       in.parameters = parameters;
       in.tokens_count = count;
       const Eigen::VectorXd holder = xu.size() == d ? xu : Eigen::VectorXd::Zero(d);
       if (by_position) {
-        for (const auto& [text, p] : positions) in.positioned[text] = holder;
+        for (const auto& [ref, p] : positions) in.positioned[ref] = holder;
       } else if (!u.empty()) {
         in.tokens[u] = holder;
       }
       if (!v.empty()) in.tokens[v] = xv.size() == d ? xv : Eigen::VectorXd::Zero(d);
-      return c * detail::evaluate(*node, in).s;
+      return c * detail::evaluate(term, in).s;
     };
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
-    const std::string text = targets::to_text(*node);
     if (reads_v && !reads_u) {
       score.candidate.push_back({[f, zero](const Eigen::VectorXd& x) { return f(zero, x); },
                                  fmt::format("{}*{}@{}", c, text, v)});
@@ -554,27 +568,28 @@ class Lowering {
     score.cross = score.cross.size() == 0 ? b : Eigen::MatrixXd(score.cross + b);
   }
 
-  static bool contains_reduction(const Node& n) {  // NOLINT(misc-no-recursion)
-    return n.kind == K::kReduce ||
-           std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return contains_reduction(a); });
+  static bool contains_reduction(const Value& v) {  // NOLINT(misc-no-recursion)
+    return std::holds_alternative<Value::Reduction>(v.what) ||
+           std::any_of(v.args.begin(), v.args.end(), [](const Value& a) { return contains_reduction(a); });
   }
 
   /// `n` as a linear form of an input token's stream, where it is affine in the values that
-  /// token holds (`#N` made by an earlier layer) and constants; nullopt otherwise.
-  std::optional<Form> held_affine(const Node& n,
+  /// token holds (a quantity's value made by an earlier layer) and constants; nullopt otherwise.
+  std::optional<Form> held_affine(const Value& n,
                                   const std::string& step) {  // NOLINT(misc-no-recursion)
-    const auto number = [](const Node& m) { return m.kind == K::kNumber; };
-    switch (n.kind) {
+    const auto number = [](const Value& m) { return m.is(K::kNumber); };
+    if (const auto* held = std::get_if<Value::Held>(&n.what)) {
+      if (held->component >= 0) return std::nullopt;
+      const auto it = values_[0].find(held->quantity);
+      if (it == values_[0].end()) return std::nullopt;
+      return it->second;
+    }
+    if (n.operation() == nullptr) return std::nullopt;
+    switch (n.operation()->kind) {
       case K::kNumber: {
         Form f = network_->zero();
-        f(Network::kInputFlag) = n.number;
+        f(Network::kInputFlag) = n.operation()->number;
         return f;
-      }
-      case K::kRef: {
-        if (!n.name.starts_with("#") || n.name.find('.') != std::string::npos) return std::nullopt;
-        const auto it = values_[0].find(std::stoi(n.name.substr(1)));
-        if (it == values_[0].end()) return std::nullopt;
-        return it->second;
       }
       case K::kNeg: {
         std::optional<Form> a = held_affine(n.args[0], step);
@@ -586,51 +601,26 @@ class Lowering {
         std::optional<Form> a = held_affine(n.args[0], step);
         std::optional<Form> b = held_affine(n.args[1], step);
         if (!a || !b) return std::nullopt;
-        return n.kind == K::kAdd ? Form(*a + *b) : Form(*a - *b);
+        return n.is(K::kAdd) ? Form(*a + *b) : Form(*a - *b);
       }
       case K::kMul:
         if (number(n.args[0]) || number(n.args[1])) {
           const bool left = number(n.args[0]);
           std::optional<Form> a = held_affine(n.args[left ? 1 : 0], step);
-          if (a) *a *= n.args[left ? 0 : 1].number;
+          if (a) *a *= n.args[left ? 0 : 1].operation()->number;
           return a;
         }
         return std::nullopt;
       case K::kDiv:
-        if (number(n.args[1]) && n.args[1].number != 0) {
+        if (number(n.args[1]) && n.args[1].operation()->number != 0) {
           std::optional<Form> a = held_affine(n.args[0], step);
-          if (a) *a /= n.args[1].number;
+          if (a) *a /= n.args[1].operation()->number;
           return a;
         }
         return std::nullopt;
       default:
         return std::nullopt;
     }
-  }
-
-  /// Whether `n` reads a value some token holds (`#N`, `#select`), not only tokens and parameters.
-  static bool reads_held_value(const Node& n) {  // NOLINT(misc-no-recursion)
-    return ((n.kind == K::kRef || n.kind == K::kCall) && n.name.starts_with("#") &&
-            n.name != "#sum" && n.name != "#max" && n.name != "#min") ||
-           std::any_of(n.args.begin(), n.args.end(),
-                       [](const Node& a) { return reads_held_value(a); });
-  }
-
-  /// The token indices `n` reads that no reduction inside it binds.
-  static void free_indices(const Node& n, std::set<std::string> bound,  // NOLINT(misc-no-recursion)
-                           std::vector<std::string>& out) {
-    if (n.kind == K::kReduce) {
-      for (const targets::Binder& b : n.binders) bound.insert(b.name);
-      for (const targets::IndexConstraint& c : n.constraints) {
-        for (const std::string& i : {c.left, c.right}) {
-          if (bound.count(i) == 0 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
-        }
-      }
-    }
-    if (n.kind == K::kRef && n.name == "x" && !n.index.empty() && bound.count(n.index) == 0 &&
-        std::find(out.begin(), out.end(), n.index) == out.end())
-      out.push_back(n.index);
-    for (const Node& a : n.args) free_indices(a, bound, out);
   }
 
   /// What each step reads and makes, before anything is built: the candidate features some FFN
@@ -907,14 +897,15 @@ class Lowering {
     for (std::size_t j = 0; j < q.form.terms.size(); ++j) {
       const FormTerm& t = q.form.terms[j];
       std::vector<Form> forms;
-      if (t.node && !contains_reduction(*t.node) && vector_valued(*t.node, q.form.index)) {
+      if (t.node && !targets::contains(*t.node, [](const Node& n) { return n.kind == K::kReduce; }) &&
+          vector_valued(*t.node, q.form.index)) {
         forms = vector_forms(t, q.form.index, step);
       } else {
         Score one;
         split(t, q.form.index, "", one, step);
         forms.push_back(candidate_form(one, step));
       }
-      std::vector<Form>& component = components_[static_cast<int>(at)][fmt::format("#{}.{}", id, j)];
+      std::vector<Form>& component = components_[static_cast<int>(at)][{id, static_cast<int>(j)}];
       for (std::size_t r = 0; r < forms.size(); ++r) {
         const long into = network_->allocate(
             forms.size() == 1 ? fmt::format("{}: mean {}", q.name, j)
@@ -998,19 +989,19 @@ class Lowering {
   /// The selection's body read at the candidate as a linear form of its stream, if it is affine
   /// in the token (one value to fetch, not the token).
   std::optional<Form> affine_selection(int id, const std::string& index, const std::string& step) {
-    const Node& select = *selections_.at(id);
-    const Node body = select.args[1];
-    const std::string v = select.index;
+    const Value& select = *selections_.at(id);
+    const Value body = select.args[0];
+    const std::string v = std::get<Value::Selected>(select.what).index;
     if (contains_reduction(body)) return std::nullopt;
     // A body that reads values the candidate holds (a message m(s) made by an earlier layer)
     // is read off the candidate's stream where it is affine in them; x alone does not give it.
-    if (reads_held_value(body)) {
+    if (theorems::reads_held_value(body)) {
       if (std::optional<Form> held = held_affine(body, step)) return held;
       throw Failure("constructor",
                     fmt::format("{}: the selection's value {} reads what the chosen token holds, "
                                 "but not as an affine function of it, which the constructor "
                                 "cannot fetch in one step",
-                                step, targets::to_text(select.args[1])));
+                                step, theorems::to_text(body)));
     }
     TokenFunction piece{[this, body, v](const Eigen::VectorXd& x) {
                           detail::TermInputs in;
@@ -1020,7 +1011,7 @@ class Lowering {
                           const detail::TermValue value = detail::evaluate(body, in);
                           return value.vector ? std::nan("") : value.s;
                         },
-                        "selected " + targets::to_text(body) + "@" + index};
+                        "selected " + theorems::to_text(body) + "@" + index};
     (void)step;
     if (!affine_in_x(piece)) return std::nullopt;
     const auto& affine = *affine_.at(piece.key);
@@ -1474,13 +1465,13 @@ class Lowering {
     std::vector<Job> jobs;
     for (const auto& [coefficient, term] : additive_terms(leveled(output_))) {
       jobs.push_back(readout_job(term, coefficient, 0));
-      jobs.back().what = "the term " + targets::to_text(term) + " of the target's value";
+      jobs.back().what = "the term " + theorems::to_text(term) + " of the target's value";
     }
     ffn(network_->config().layers(), jobs, {}, true);
   }
 
   /// A job at the readout computing c times `e`, an expression in what the readout holds.
-  Job readout_job(const Node& e, double c, long into) {
+  Job readout_job(const Value& e, double c, long into) {
     const targets::Evaluator* parameters = evaluator_.get();
     const long count = tokens_;
     const long width = network_->width();
@@ -1489,7 +1480,7 @@ class Lowering {
     const auto fetched = fetched_x_;
     const auto values_fetched = fetched_value_;
     const std::vector<long> by_position = positions_held_[1];
-    const std::map<std::string, long> positions = positions_;
+    const Positions positions = positions_;
     Job part;
     part.at = Class::kReadout;
     part.into = into;
@@ -1497,7 +1488,7 @@ class Lowering {
     collect_coordinates(e, part_read);
     part.inputs.assign(part_read.begin(), part_read.end());
     const std::vector<long> part_inputs = part.inputs;
-    const Node t = e;
+    const Value t = e;
     if (detail::reads_position(e)) require_through_sum(e, "the readout MLP");
     part.f = [=](const Eigen::VectorXd& z_in) {
       Eigen::VectorXd z = Eigen::VectorXd::Zero(width);
@@ -1508,34 +1499,32 @@ class Lowering {
       if (!by_position.empty()) {
         Eigen::VectorXd mean(static_cast<long>(by_position.size()));
         for (std::size_t j = 0; j < by_position.size(); ++j) mean(static_cast<long>(j)) = z(by_position[j]);
-        for (const auto& [text, p] : positions) in.positioned[text] = mean;
+        for (const auto& [ref, p] : positions) in.positioned[ref] = mean;
       }
-      in.reference = [&](const std::string& name) {
+      in.coordinate = [&](long unit) { return z(unit); };  // computed by the last layer's FFN
+      in.reference = [&](const Value::Held& h) {
         detail::TermValue value;
-        if (name.starts_with(kLevel)) {  // computed by the last layer's FFN
-          value.s = z(std::stol(name.substr(kLevel.size())));
+        if (h.component < 0) {
+          value.s = values.at(h.quantity).dot(z);
           return value;
         }
-        if (name.find('.') == std::string::npos) {
-          value.s = values.at(std::stoi(name.substr(1))).dot(z);
-          return value;
-        }
-        const std::vector<Form>& forms = components.at(name);
+        const std::vector<Form>& forms = components.at({h.quantity, h.component});
         value.vector = forms.size() > 1;
         value.v.resize(static_cast<long>(forms.size()));
         for (std::size_t r = 0; r < forms.size(); ++r) value.v(static_cast<long>(r)) = forms[r].dot(z);
         value.s = value.v(0);
         return value;
       };
-      in.selection = [&](const Node& select) {
-        const int id = std::stoi(select.args[0].name.substr(1));
+      in.selection = [&](const Value& select) {
+        const auto& selected = std::get<Value::Selected>(select.what);
+        const int id = selected.quantity;
         if (const auto value = values_fetched.find(id); value != values_fetched.end()) return z(value->second);
         const std::vector<long>& x = fetched.at(id);
         detail::TermInputs body = in;
         Eigen::VectorXd token(static_cast<long>(x.size()));
         for (std::size_t j = 0; j < x.size(); ++j) token(static_cast<long>(j)) = z(x[j]);
-        body.tokens[select.index] = token;
-        return detail::evaluate(select.args[1], body).s;
+        body.tokens[selected.index] = token;
+        return detail::evaluate(select.args[0], body).s;
       };
       return c * detail::evaluate(t, in).s;
     };
@@ -1548,18 +1537,24 @@ class Lowering {
   std::vector<Job> first_level(long layer) {
     std::vector<Job> jobs;
     const Eigen::MatrixXd states = calibration_states(layer);  // the readout's, after attention
+    const auto among = [](const Value& e, const auto& list, const auto& value_of) {
+      return std::any_of(list.begin(), list.end(),
+                         [&](const auto& x) { return theorems::same_value(value_of(x), e); });
+    };
     for (const auto& [coefficient, term] : additive_terms(output_)) {
       if (one_level(term, states)) continue;
-      std::vector<const Node*> extrema;
+      std::vector<const Value*> extrema;
       innermost_extrema(term, extrema);
-      for (const Node* e : extrema) {
-        const std::string text = targets::to_text(*e);
-        if (first_level_.count(text) != 0 || pending_.count(text) != 0) continue;
+      for (const Value* e : extrema) {
+        if (among(*e, first_level_, [](const auto& x) -> const Value& { return x.first; }) ||
+            among(*e, pending_, [](const Value& x) -> const Value& { return x; }))
+          continue;
         if (reads_pending(*e)) continue;  // its inputs are this FFN's own outputs: a third level
+        const std::string text = theorems::to_text(*e);
         Job job = readout_job(*e, 1, -1);
         job.what = "the first level " + text;
-        job.placed = [this, text](long into) { first_level_[text] = into; };
-        pending_.insert(text);
+        job.placed = [this, extremum = *e](long into) { first_level_.emplace_back(extremum, into); };
+        pending_.push_back(*e);
         jobs.push_back(std::move(job));
         described_.push_back(fmt::format("FFN {} at the readout: computes {}, which the readout "
                                          "MLP reads",
@@ -1571,7 +1566,7 @@ class Lowering {
 
   /// Whether a readout term is one FFN level's function, probed at the readout's calibration
   /// states as the readout MLP will read it.
-  bool one_level(const Node& term, const Eigen::MatrixXd& states) {
+  bool one_level(const Value& term, const Eigen::MatrixXd& states) {
     Job job = readout_job(term, 1, 0);
     if (job.inputs.empty()) return true;
     std::vector<Eigen::VectorXd> data;
@@ -1585,50 +1580,49 @@ class Lowering {
     return detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why, data).has_value();
   }
 
-  static void innermost_extrema(const Node& n, std::vector<const Node*>& out) {  // NOLINT(misc-no-recursion)
+  static void innermost_extrema(const Value& n, std::vector<const Value*>& out) {  // NOLINT(misc-no-recursion)
     const std::size_t before = out.size();
-    for (const Node& a : n.args) innermost_extrema(a, out);
-    if (out.size() == before && n.kind == K::kCall && (n.name == "#max" || n.name == "#min"))
+    for (const Value& a : n.args) innermost_extrema(a, out);
+    const auto* combined = std::get_if<Value::Combined>(&n.what);
+    if (out.size() == before && combined != nullptr && combined->op != targets::ReduceOp::kSum)
       out.push_back(&n);
   }
 
   /// Whether `n` reads a value some job of the current layer is still to compute.
-  bool reads_pending(const Node& n) const {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kRef && n.name.starts_with("#") && !n.name.starts_with(kLevel) &&
-        pending_values_.count(quantity_of(n.name)) != 0)
+  bool reads_pending(const Value& n) const {  // NOLINT(misc-no-recursion)
+    if (const auto* held = std::get_if<Value::Held>(&n.what);
+        held != nullptr && pending_values_.count(held->quantity) != 0)
       return true;
-    return std::any_of(n.args.begin(), n.args.end(), [&](const Node& a) { return reads_pending(a); });
+    return std::any_of(n.args.begin(), n.args.end(), [&](const Value& a) { return reads_pending(a); });
   }
 
-  /// `n` with each first-level extremum replaced by a reference to its coordinate.
-  Node leveled(const Node& n) const {  // NOLINT(misc-no-recursion)
-    if (const auto it = first_level_.find(targets::to_text(n)); it != first_level_.end()) {
-      Node ref;
-      ref.kind = K::kRef;
-      ref.name = std::string(kLevel) + std::to_string(it->second);
-      return ref;
+  /// `n` with each first-level extremum replaced by its coordinate.
+  Value leveled(const Value& n) const {  // NOLINT(misc-no-recursion)
+    for (const auto& [extremum, unit] : first_level_) {
+      if (theorems::same_value(n, extremum)) return Value{Value::Coordinate{unit}, {}};
     }
-    Node out = n;
-    for (Node& a : out.args) a = leveled(a);
+    Value out = n;
+    for (Value& a : out.args) a = leveled(a);
     return out;
   }
 
   /// The additive terms of an expression, with their numeric coefficients.
-  static std::vector<std::pair<double, Node>> additive_terms(const Node& n) {  // NOLINT(misc-no-recursion)
-    std::vector<std::pair<double, Node>> out;
-    auto add = [&](const Node& a, double c) {
+  static std::vector<std::pair<double, Value>> additive_terms(const Value& n) {  // NOLINT(misc-no-recursion)
+    std::vector<std::pair<double, Value>> out;
+    auto add = [&](const Value& a, double c) {
       for (auto& [k, t] : additive_terms(a)) out.emplace_back(c * k, std::move(t));
     };
-    if (n.kind == K::kAdd || n.kind == K::kSub) {
+    const auto* combined = std::get_if<Value::Combined>(&n.what);
+    if (n.is(K::kAdd) || n.is(K::kSub)) {
       add(n.args[0], 1);
-      add(n.args[1], n.kind == K::kSub ? -1 : 1);
-    } else if (n.kind == K::kNeg) {
+      add(n.args[1], n.is(K::kSub) ? -1 : 1);
+    } else if (n.is(K::kNeg)) {
       add(n.args[0], -1);
-    } else if (n.kind == K::kCall && n.name == "#sum") {
-      for (const Node& a : n.args) add(a, 1);
-    } else if (n.kind == K::kMul && n.args[0].kind == K::kNumber) {
-      add(n.args[1], n.args[0].number);
-    } else if (n.kind == K::kNumber && n.number == 0) {
+    } else if (combined != nullptr && combined->op == targets::ReduceOp::kSum) {
+      for (const Value& a : n.args) add(a, 1);
+    } else if (n.is(K::kMul) && n.args[0].is(K::kNumber)) {
+      add(n.args[1], n.args[0].operation()->number);
+    } else if (n.is(K::kNumber) && n.operation()->number == 0) {
     } else {
       out.emplace_back(1.0, n);
     }
@@ -1636,34 +1630,33 @@ class Lowering {
   }
 
   /// The readout's coordinates an expression reads; Failure where a value is not at the readout.
-  void collect_coordinates(const Node& n, std::set<long>& out) const {  // NOLINT(misc-no-recursion)
-    if (n.kind == K::kRef && n.name.starts_with(kLevel)) {
-      out.insert(std::stol(n.name.substr(kLevel.size())));
+  void collect_coordinates(const Value& n, std::set<long>& out) const {  // NOLINT(misc-no-recursion)
+    if (const auto* coordinate = std::get_if<Value::Coordinate>(&n.what)) {
+      out.insert(coordinate->unit);
       return;
     }
-    if (detail::positioned(n)) {
+    if (const Node* op = n.operation(); op != nullptr && detail::positioned(*op)) {
       if (positions_held_[1].empty()) {
         throw Failure("engine", fmt::format("the readout MLP reads {}, which no step fetches to "
                                             "the readout",
-                                            targets::to_text(n)));
+                                            targets::to_text(*op)));
       }
       out.insert(positions_held_[1].begin(), positions_held_[1].end());
       return;
     }
-    if (n.kind == K::kRef && n.name.starts_with("#")) {
+    if (const auto* held = std::get_if<Value::Held>(&n.what)) {
       std::vector<Form> forms;
-      if (n.name.find('.') != std::string::npos) {
-        const auto it = components_[1].find(n.name);
+      if (held->component >= 0) {
+        const auto it = components_[1].find({held->quantity, held->component});
         if (it != components_[1].end()) forms = it->second;
       } else {
-        const auto it = values_[1].find(std::stoi(n.name.substr(1)));
+        const auto it = values_[1].find(held->quantity);
         if (it != values_[1].end()) forms.push_back(it->second);
       }
       if (forms.empty()) {
-        const int id = quantity_of(n.name);
         throw Failure("engine", fmt::format("the readout MLP reads {}, which no step brings to the "
                                             "readout",
-                                            program_.quantities[static_cast<std::size_t>(id)].name));
+                                            program_.quantities[static_cast<std::size_t>(held->quantity)].name));
       }
       for (const Form& form : forms) {
         for (long i = 0; i < form.size(); ++i) {
@@ -1672,8 +1665,8 @@ class Lowering {
       }
       return;
     }
-    if (n.kind == K::kCall && n.name == "#select") {
-      const int id = quantity_of(n.args[0].name);
+    if (const auto* selected = std::get_if<Value::Selected>(&n.what)) {
+      const int id = selected->quantity;
       if (const auto value = fetched_value_.find(id); value != fetched_value_.end()) {
         out.insert(value->second);
         return;
@@ -1682,12 +1675,12 @@ class Lowering {
       if (it == fetched_x_.end()) {
         throw Failure("constructor", fmt::format("the selection {} is read at a token the readout "
                                                  "did not fetch itself",
-                                                 targets::to_text(n.args[1])));
+                                                 theorems::to_text(n.args[0])));
       }
       out.insert(it->second.begin(), it->second.end());
       return;
     }
-    for (const Node& a : n.args) collect_coordinates(a, out);
+    for (const Value& a : n.args) collect_coordinates(a, out);
   }
 
   void measure(Construction& out) {
@@ -1718,16 +1711,17 @@ class Lowering {
   std::unique_ptr<numeric::Task> task_;
   std::unique_ptr<Network> network_;
   std::map<std::string, int> by_name_;
-  Node output_;
+  Value output_;
   std::set<int> selected_;
-  std::map<int, const Node*> selections_;  ///< into output_
+  std::map<int, const Value*> selections_;  ///< into output_
   std::map<int, Score> scores_;
   std::map<std::string, std::optional<std::pair<Eigen::VectorXd, double>>> affine_;
   std::map<std::string, long> feature_layer_;
   std::map<std::string, std::function<double(const Eigen::VectorXd&)>> feature_functions_;
   std::map<std::string, long> features_;
   std::array<std::map<int, Form>, 2> values_;
-  std::array<std::map<std::string, std::vector<Form>>, 2> components_;  ///< a form per entry
+  /// A mean's values, by (quantity, component): a form per entry.
+  std::array<std::map<std::pair<int, int>, std::vector<Form>>, 2> components_;
   std::map<int, std::vector<long>> fetched_x_;
   std::map<int, long> fetched_value_;  ///< a selection whose body is affine: its value's coordinate
   std::set<int> needed_at_readout_;     ///< the quantities whose values the output reads
@@ -1735,12 +1729,12 @@ class Lowering {
   std::map<int, int> chained_;       ///< a k-th largest's step -> the step below it
   std::map<int, std::vector<long>> undefined_at_;  ///< a masked quantity -> holders with no candidate
   std::set<int> pending_values_;  ///< values the FFN of the layer being built completes
-  std::set<std::string> pending_;  ///< first-level extrema asked of the last layer's FFN
-  std::map<std::string, long> first_level_;  ///< ... and the coordinates they were put in
+  std::vector<Value> pending_;  ///< first-level extrema asked of the last layer's FFN
+  std::vector<std::pair<Value, long>> first_level_;  ///< ... and the coordinates they were put in
   std::map<int, long> rank_masks_;   ///< a chain's step -> the flag its candidates are masked by
   std::map<int, long> own_score_;    ///< a retrieval -> the coordinate of its fetched score
   std::map<int, Form> candidate_score_;  ///< a retrieval -> its score as the candidate's form
-  std::map<std::string, long> positions_;  ///< each token read by position, by its text
+  Positions positions_;  ///< each token read by position
   std::map<std::set<long>, long> indicators_;  ///< a set of positions -> its indicator coordinate
   std::vector<long> one_hot_;                  ///< position p's one-hot coordinate at p - 1
   std::array<std::vector<long>, 2> positions_held_;  ///< P's mean of x, at each class

@@ -810,13 +810,8 @@ std::string print(const Node& n, int at_least) {
       s = number_text(n.number);
       break;
     case K::kRef: {
-      const std::string sub = n.position > 0               ? std::to_string(n.position)
-                              : !n.position_name.empty() ? n.position_name
-                                                         : n.index;
-      const std::string offset = n.offset > 0   ? "+" + std::to_string(n.offset)
-                                 : n.offset < 0 ? std::to_string(n.offset)
-                                                : "";
-      s = sub.empty() ? n.name : n.name + "[" + sub + offset + "]";
+      const std::string sub = subscript_text(n);
+      s = sub.empty() ? n.name : n.name + "[" + sub + "]";
       break;
     }
     case K::kCall:
@@ -864,6 +859,17 @@ std::string number_text(double value) {
   const std::to_chars_result r =
       std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
   return std::string(buffer, r.ptr);
+}
+
+std::string subscript_text(const Node& ref) {
+  const std::string sub = ref.position > 0               ? std::to_string(ref.position)
+                          : !ref.position_name.empty() ? ref.position_name
+                                                       : ref.index;
+  if (sub.empty()) return "";
+  const std::string offset = ref.offset > 0   ? "+" + std::to_string(ref.offset)
+                             : ref.offset < 0 ? std::to_string(ref.offset)
+                                              : "";
+  return sub + offset;
 }
 
 std::string to_text(const Node& n) {

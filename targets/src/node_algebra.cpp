@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <tuple>
 #include <utility>
 
 namespace infoflow::targets {
@@ -44,6 +47,66 @@ bool same_expression(const Node& a, const Node& b) {  // NOLINT(misc-no-recursio
   return true;
 }
 
+bool contains(const Node& n, const std::function<bool(const Node&)>& test) {  // NOLINT(misc-no-recursion)
+  return test(n) ||
+         std::any_of(n.args.begin(), n.args.end(), [&](const Node& a) { return contains(a, test); });
+}
+
+bool has_product_abs_power_or_range(const Node& n) {
+  return contains(n, [](const Node& m) {
+    if (m.kind == K::kMul || m.kind == K::kPow || (m.kind == K::kCall && m.name == "abs"))
+      return true;
+    if (m.kind != K::kReduce) return false;
+    // A range binder, unless a chain names it (a chain binds without a range).
+    return std::any_of(m.binders.begin(), m.binders.end(), [&](const Binder& b) {
+      return b.has_range &&
+             std::none_of(m.constraints.begin(), m.constraints.end(), [&](const IndexConstraint& c) {
+               return c.left == b.name || c.right == b.name;
+             });
+    });
+  });
+}
+
+namespace {
+/// -1, 0 or 1 as `a` comes before, is, or comes after `b` in ExpressionOrder.
+int compare(const Node& a, const Node& b) {  // NOLINT(misc-no-recursion)
+  const auto bound = [](const Bound& x) { return std::tie(x.value, x.name); };
+  using Fields = std::tuple<K, bool, double, const std::string&, const std::string&, long,
+                            const std::string&, long, std::size_t>;
+  const auto fields = [](const Node& n) {
+    return Fields(n.kind, std::signbit(n.number), n.number, n.name, n.index, n.position,
+                  n.position_name, n.offset, n.args.size());
+  };
+  if (fields(a) != fields(b)) return fields(a) < fields(b) ? -1 : 1;
+  if (a.kind == K::kReduce) {
+    const auto reduction = [&](const Node& n) {
+      return std::make_tuple(n.op, bound(n.rank), n.binders.size(), n.constraints.size());
+    };
+    if (reduction(a) != reduction(b)) return reduction(a) < reduction(b) ? -1 : 1;
+    for (std::size_t i = 0; i < a.binders.size(); ++i) {
+      const auto binder = [&](const Binder& x) {
+        return std::tuple_cat(std::tie(x.name, x.has_range), bound(x.low), bound(x.high));
+      };
+      if (binder(a.binders[i]) != binder(b.binders[i]))
+        return binder(a.binders[i]) < binder(b.binders[i]) ? -1 : 1;
+    }
+    for (std::size_t i = 0; i < a.constraints.size(); ++i) {
+      const auto constraint = [](const IndexConstraint& c) {
+        return std::tie(c.left, c.strict_order, c.right);
+      };
+      if (constraint(a.constraints[i]) != constraint(b.constraints[i]))
+        return constraint(a.constraints[i]) < constraint(b.constraints[i]) ? -1 : 1;
+    }
+  }
+  for (std::size_t i = 0; i < a.args.size(); ++i) {
+    if (const int c = compare(a.args[i], b.args[i]); c != 0) return c;
+  }
+  return 0;
+}
+}  // namespace
+
+bool ExpressionOrder::operator()(const Node& a, const Node& b) const { return compare(a, b) < 0; }
+
 bool mentions_token(const Node& n) {  // NOLINT(misc-no-recursion)
   if (n.kind == K::kRef && n.name == "x") return true;
   if (n.kind == K::kReduce) return true;
@@ -66,17 +129,35 @@ bool names_index(const Node& n, const std::string& name) {  // NOLINT(misc-no-re
                      [&](const Node& a) { return names_index(a, name); });
 }
 
-std::set<std::string> token_indices_read(const Node& n) {  // NOLINT(misc-no-recursion)
-  std::set<std::string> out;
-  if (n.kind == K::kRef && n.name == "x" && !n.index.empty()) out.insert(n.index);
-  for (const Node& a : n.args) {
-    const std::set<std::string> inner = token_indices_read(a);
-    out.insert(inner.begin(), inner.end());
-  }
+namespace {
+void collect_free(const Node& n, const IndexReads& also,  // NOLINT(misc-no-recursion)
+                  std::set<std::string> bound, std::vector<std::string>& out) {
+  const auto read = [&](const std::string& i) {
+    if (bound.count(i) == 0 && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+  };
   if (n.kind == K::kReduce) {
-    for (const Binder& b : n.binders) out.erase(b.name);
+    for (const Binder& b : n.binders) bound.insert(b.name);
+    if (also.constraints) {
+      for (const IndexConstraint& c : n.constraints) {
+        read(c.left);
+        read(c.right);
+      }
+    }
   }
+  if (n.kind == K::kRef && !n.index.empty() && (n.name == "x" || also.parameters)) read(n.index);
+  for (const Node& a : n.args) collect_free(a, also, bound, out);
+}
+}  // namespace
+
+std::vector<std::string> free_indices(const Node& n, IndexReads also) {
+  std::vector<std::string> out;
+  collect_free(n, also, {}, out);
   return out;
+}
+
+std::set<std::string> token_indices_read(const Node& n) {
+  const std::vector<std::string> read = free_indices(n);
+  return {read.begin(), read.end()};
 }
 
 std::optional<double> literal_number(const Node& n) {  // NOLINT(misc-no-recursion)
@@ -115,6 +196,18 @@ Node replaced(const Node& n, const Node& what, const Node& by) {  // NOLINT(misc
   Node out = n;
   for (Node& a : out.args) a = replaced(a, what, by);
   return out;
+}
+
+std::vector<Node> copies_over(const Node& n, const std::vector<IndexRange>& ranges) {
+  std::vector<Node> copies{n};
+  for (const IndexRange& r : ranges) {
+    std::vector<Node> next;
+    for (const Node& c : copies) {
+      for (long v = r.low; v <= r.high; ++v) next.push_back(substitute(c, r.index, v));
+    }
+    copies = std::move(next);
+  }
+  return copies;
 }
 
 std::vector<const Node*> product_parts(const Node& n) {  // NOLINT(misc-no-recursion)

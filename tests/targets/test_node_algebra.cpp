@@ -1,6 +1,7 @@
 // The term algebra on formula trees (targets/node_algebra.hpp), and Formula::from_tree, which
 // must build the formula a tree's text reads as.
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,70 @@ BOOST_AUTO_TEST_CASE(indices_become_positions_and_subexpressions_are_replaced) {
   const tg::Node y = parsed("y");
   BOOST_TEST(tg::to_text(tg::replaced(g, parsed("max(t) dot(a, x[t])").args[0], y)) ==
              "abs(2 * y + y)");
+}
+
+BOOST_AUTO_TEST_CASE(a_map_keyed_by_expressions_finds_one_written_elsewhere) {
+  std::map<tg::Node, int, tg::ExpressionOrder> by;
+  by.emplace(parsed("max(t) dot(a, x[t])"), 1);
+  by.emplace(parsed("min(t) dot(a, x[t])"), 2);
+  by.emplace(parsed("max(t) dot(b, x[t])"), 3);
+  by.emplace(parsed("max(s != t) dot(x[s], x[t])"), 4);
+  by.emplace(parsed("max(s < t) dot(x[s], x[t])"), 5);
+  tg::Node negative_zero;
+  negative_zero.number = -0.0;
+  by.emplace(negative_zero, 6);
+  BOOST_TEST(by.size() == 6u);
+  // The same reduction at another column, inside another formula.
+  BOOST_TEST(by.at(parsed("2 * max(t) dot(a, x[t])").args[1]) == 1);
+  BOOST_TEST(by.at(parsed("max(s != t) dot(x[s], x[t])")) == 4);
+  BOOST_TEST(by.count(parsed("0")) == 0u);  // -0 is not 0, as printed
+}
+
+BOOST_AUTO_TEST_CASE(products_absolute_values_powers_and_ranges_are_found_in_the_tree) {
+  BOOST_TEST(tg::has_product_abs_power_or_range(parsed("max(t) (2 * dot(a, x[t]))")));
+  BOOST_TEST(tg::has_product_abs_power_or_range(parsed("max(t) abs(dot(a, x[t]))")));
+  BOOST_TEST(tg::has_product_abs_power_or_range(parsed("max(t) dot(a, x[t])^2")));
+  BOOST_TEST(tg::has_product_abs_power_or_range(parsed("max(t) max(i = 1..2) dot(a[i], x[t])")));
+  BOOST_TEST(!tg::has_product_abs_power_or_range(parsed("max(s != t) dot(x[s], x[t])")));
+  BOOST_TEST(!tg::has_product_abs_power_or_range(parsed("max(t) dot(x[t], x[T-1]) / 2")));
+  BOOST_TEST(tg::contains(parsed("sum(t) sqnorm(x[t])"),
+                          [](const tg::Node& n) { return n.kind == tg::Node::Kind::kCall; }));
+}
+
+BOOST_AUTO_TEST_CASE(copies_over_ranges_take_the_first_range_outermost) {
+  const tg::Node body = parsed("sum(i = 1..2, j = 1..2) bilinear(A[i], x[j], x[3])").args[0];
+  const std::vector<tg::Node> copies = tg::copies_over(body, {{"i", 1, 2}, {"j", 1, 2}});
+  std::vector<std::string> texts;
+  for (const tg::Node& c : copies) texts.push_back(tg::to_text(c));
+  const std::vector<std::string> expected{
+      "bilinear(A[1], x[1], x[3])", "bilinear(A[1], x[2], x[3])", "bilinear(A[2], x[1], x[3])",
+      "bilinear(A[2], x[2], x[3])"};
+  BOOST_TEST(texts == expected, boost::test_tools::per_element());
+  BOOST_TEST(tg::copies_over(body, {{"i", 2, 1}}).empty());  // an empty range
+}
+
+BOOST_AUTO_TEST_CASE(free_indices_in_the_order_read) {
+  // s and i are bound further out: the chain names s, x[s] reads it, A[i] reads i.
+  const tg::Node root =
+      parsed("sum(i = 1..2) max(s) (min(t != s) dot(A[i], x[t]) + dot(b, x[s]))");
+  const tg::Node& inner = root.args[0].args[0];  // min(t != s) ... + dot(b, x[s])
+  const tg::Node& reduction = inner.args[0];     // min(t != s) dot(A[i], x[t])
+  BOOST_TEST(tg::free_indices(reduction).empty());
+  BOOST_TEST(tg::free_indices(reduction, {.constraints = true}) == std::vector<std::string>{"s"},
+             boost::test_tools::per_element());
+  BOOST_TEST(tg::free_indices(reduction, {.parameters = true, .constraints = true}) ==
+                 (std::vector<std::string>{"s", "i"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(tg::free_indices(inner) == std::vector<std::string>{"s"},
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_subscript_reads_as_written) {
+  const tg::Node sum = parsed("dot(a, x[T-1]) + dot(a, x[3]) + sum(t) dot(a, x[t+1])");
+  BOOST_TEST(tg::subscript_text(sum.args[0].args[0].args[1]) == "T-1");
+  BOOST_TEST(tg::subscript_text(sum.args[0].args[1].args[1]) == "3");
+  BOOST_TEST(tg::subscript_text(sum.args[1].args[0].args[1]) == "t+1");
+  BOOST_TEST(tg::subscript_text(sum.args[0].args[0].args[0]).empty());  // a, no subscript
 }
 
 BOOST_AUTO_TEST_CASE(what_a_term_reads) {

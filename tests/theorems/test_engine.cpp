@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,6 +13,7 @@
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/theorems/check.hpp"
 #include "infoflow/theorems/engine.hpp"
+#include "infoflow/theorems/value.hpp"
 
 #include "common/symbols.hpp"
 
@@ -495,6 +497,30 @@ BOOST_AUTO_TEST_CASE(a_selection_by_relu_needs_positions_to_break_its_ties) {
   BOOST_TEST(verdict(t, arch({1}, true)) == "efficient");
   // The value of a maximum is relu of the score's maximum, whichever token ties.
   BOOST_TEST(verdict(target("min(t) relu(dot(a, x[t]))"), arch({1})) == "efficient");
+}
+
+// Program::values: what the engine hands the constructor, typed and keyed by the reduction.
+BOOST_AUTO_TEST_CASE(each_resolved_reduction_has_a_typed_value) {
+  const th::Target both = target("max(t) dot(a, x[t]) - 2 * min(s) dot(b, x[s])");
+  const tg::Node& root = both.program->root;
+  BOOST_TEST_REQUIRE(root.args.size() == 2u);
+  const th::Value& largest = both.program->values.at(root.args[0]);
+  const auto* held = std::get_if<th::Value::Held>(&largest.what);
+  BOOST_TEST_REQUIRE(held != nullptr);
+  BOOST_TEST(both.program->quantities[static_cast<std::size_t>(held->quantity)].name == "g1");
+  BOOST_TEST(held->component == -1);
+  // Found by another tree of the same expression, wherever it was written.
+  BOOST_TEST(both.program->values.count(tg::Formula::parse("min(s) dot(b, x[s])").root()) == 1u);
+  BOOST_TEST(both.program->values.count(tg::Formula::parse("min(s) dot(a, x[s])").root()) == 0u);
+
+  const th::Target selection = target("max(t by dot(a, x[t])) dot(b, x[t])");
+  const th::Value& at = selection.program->values.at(selection.program->root);
+  const auto* selected = std::get_if<th::Value::Selected>(&at.what);
+  BOOST_TEST_REQUIRE(selected != nullptr);
+  BOOST_TEST(selected->index == "t");
+  BOOST_TEST_REQUIRE(at.args.size() == 1u);
+  BOOST_TEST(th::to_text(at.args[0]) == "dot(b, x[t])");
+  BOOST_TEST(th::to_text(at) == "#select(#0, dot(b, x[t]))");
 }
 
 // E5: a closed reduction that takes one value on random sequences is a constant: no action.

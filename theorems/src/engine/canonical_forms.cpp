@@ -631,7 +631,7 @@ bool reads_positions_when_canonical(const targets::Formula& formula) {
   const CanonicalForm canonical = canonical_form(formula.root());
   if (canonical.applied.empty()) return true;
   try {
-    return targets::Formula::parse(targets::to_text(canonical.root)).reads_positions();
+    return targets::Formula::from_tree(canonical.root).reads_positions();
   } catch (const InputError&) {  // the compiler reads the formula as written then (program.cpp)
     return true;
   }

@@ -169,9 +169,10 @@ Program Compiler::run() {
     pq.positions = static_cast<long>(position_names_.size());
     pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
   }
-  std::set<std::string> counted;  // one reduction written twice is one comparison
+  // One reduction written twice is one comparison.
+  std::set<Node, targets::ExpressionOrder> counted;
   for (const Comparison& c : p_.comparisons) {
-    if (!c.counts() || !counted.insert(c.text).second) continue;
+    if (!c.counts() || !counted.insert(c.reduction).second) continue;
     p_.order = std::max(p_.order, c.order);
     p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
   }
@@ -231,9 +232,8 @@ Deps Compiler::expr(const Node& n, const std::set<std::string>& scope) {
   summed_ = summed_ && additive;
   if (n.kind == K::kRef && n.name == "x") {
     if (n.position > 0 || !n.position_name.empty()) {
-      const std::string where = n.position > 0
-                                    ? std::to_string(n.position)
-                                    : targets::to_text(n).substr(2, targets::to_text(n).size() - 3);
+      const std::string where =
+          n.position > 0 ? std::to_string(n.position) : targets::subscript_text(n);
       note_order(targets::to_text(n) + " reads a fixed position");
       d.quantities.insert(positions_quantity(n, where));
     } else if (n.offset != 0) {
@@ -299,7 +299,8 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
   const Restore restore(summed_);
   summed_ = summed_ && n.op == targets::ReduceOp::kSum;  // a sum's copies are its terms
   // Expand the combinations of the unrolled binders.
-  std::vector<Node> copies{n};
+  std::vector<targets::IndexRange> ranges;
+  long count = 1;
   for (const targets::Binder* b : unrolled) {
     const long low = reader_.resolve(b->low, b->column);
     const long high = reader_.resolve(b->high, b->column);
@@ -307,25 +308,23 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
       throw InputError(SourceLocation{"<formula>", 1, b->column},
                        fmt::format("the range {} = {}..{} is empty", b->name, low, high));
     }
-    if (static_cast<long>(copies.size()) * (high - low + 1) > kMaxCopies) {
+    if (count * (high - low + 1) > kMaxCopies) {
       throw InputError(SourceLocation{"<formula>", 1, b->column},
                        fmt::format("unrolling {} = {}..{} makes more than {} copies", b->name, low,
                                    high, kMaxCopies));
     }
-    std::vector<Node> next;
-    for (const Node& c : copies) {
-      for (long v = low; v <= high; ++v) next.push_back(targets::substitute(c, b->name, v));
-    }
-    copies = std::move(next);
+    count *= high - low + 1;
+    ranges.push_back({b->name, low, high});
   }
+  std::vector<Node> copies = targets::copies_over(n, ranges);
   Deps d;
   std::vector<int> firsts;
   std::vector<std::string> shapes;
-  Node combined;  // Program::values: the copies' values, summed or compared
-  combined.kind = K::kCall;
-  combined.name = n.op == targets::ReduceOp::kSum   ? "#sum"
-                  : n.op == targets::ReduceOp::kMin ? "#min"
-                                                    : "#max";
+  // Program::values: the copies' values, summed or compared.
+  Value combined{Value::Combined{n.op == targets::ReduceOp::kSum   ? targets::ReduceOp::kSum
+                                 : n.op == targets::ReduceOp::kMin ? targets::ReduceOp::kMin
+                                                                   : targets::ReduceOp::kMax},
+                 {}};
   for (Node& c : copies) {
     std::erase_if(c.binders, [&](const targets::Binder& b) {
       return std::any_of(unrolled.begin(), unrolled.end(),
@@ -335,10 +334,10 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
     if (c.binders.empty()) {
       d.add(expr(c.args[0], scope));
       if (c.has_key()) d.add(expr(c.args[1], scope));
-      combined.args.push_back(c.args[0]);
+      combined.args.push_back(lifted(c.args[0]));
     } else {
       d.add(token_reduction(c, scope));
-      combined.args.push_back(c);
+      combined.args.push_back(lifted(c));
     }
     firsts.push_back(first);
     shapes.push_back(shape(first));
@@ -348,7 +347,7 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
                     std::all_of(shapes.begin(), shapes.end(),
                                 [&](const std::string& s) { return s == shapes.front(); });
   if (same) p_.interchangeable.push_back(firsts);
-  if (!n.has_key()) p_.values.emplace(targets::to_text(n), std::move(combined));
+  if (!n.has_key()) p_.values.emplace(n, std::move(combined));
   return d;
 }
 
@@ -390,8 +389,8 @@ std::optional<int> Compiler::closed_sign(const Node& n) const {
 Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope) {
   if (std::optional<Node> free = kIdleConstraints.rewrite(n, n, reader_)) {
     Deps d = token_reduction(*free, scope);
-    const auto value = p_.values.find(targets::to_text(*free));
-    if (value != p_.values.end()) p_.values.emplace(targets::to_text(n), value->second);
+    const auto value = p_.values.find(*free);
+    if (value != p_.values.end()) p_.values.emplace(n, value->second);
     return d;
   }
   // Whether this reduction is a term of the target's sum; what its body holds is not.
@@ -456,7 +455,8 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
   }
   Comparison c;
   c.text = targets::to_text(n);
-  if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, summed, c), c.text);
+  c.reduction = n;
+  if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, summed, c), n);
   if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
     const long k = reader_.resolve(n.rank, n.column);
     if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
@@ -479,12 +479,12 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
                                    tokens->second - excluded));
     }
     if (k >= 2) {
-      Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), c.text);
+      Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), n);
       // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
       // bottom (k = T is the minimum), which a reader comparing with training must be told.
       if (const auto tokens = bindings_.find("T");
           tokens != bindings_.end() && n.binders.size() == 1 && !p_.comparisons.empty() &&
-          p_.comparisons.back().text == c.text) {
+          targets::same_expression(p_.comparisons.back().reduction, n)) {
         const long candidates = tokens->second - excluded;
         if (2 * k > candidates + 1) {
           const long from_bottom = candidates - k + 1;
@@ -509,15 +509,15 @@ Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope
   // feature the token-wise encoder computes (docs/theory.md, section 3), on one head.
   if (split_products_) {
     if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
-      return annotated(*split, c.text);
+      return annotated(*split, n);
   }
-  return annotated(extremum(n, bound, factors, body_deps, scope, c), c.text);
+  return annotated(extremum(n, bound, factors, body_deps, scope, c), n);
 }
 
-Deps Compiler::annotated(Deps d, const std::string& text) {
-  const auto note = reader_.notes().find(text);
+Deps Compiler::annotated(Deps d, const Node& n) {
+  const auto note = reader_.notes().find(n);
   if (note != reader_.notes().end() && !p_.comparisons.empty() &&
-      p_.comparisons.back().text == text)
+      targets::same_expression(p_.comparisons.back().reduction, n))
     p_.comparisons.back().elimination += note->second;
   return d;
 }

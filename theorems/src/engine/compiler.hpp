@@ -61,7 +61,7 @@ class Compiler {
   [[nodiscard]] std::optional<int> closed_sign(const targets::Node& n) const;
   Deps token_reduction(const targets::Node& n, const std::set<std::string>& scope);
   /// Says in the comparison just made how its reduction was written, if a rewrite made it.
-  Deps annotated(Deps d, const std::string& text);
+  Deps annotated(Deps d, const targets::Node& n);
   /// kth(T, t ...): the T-th largest of the T tokens' values is the smallest, one retrieval
   /// (whatever T is), not a chain of T masked maxima.
   static bool ranks_last(const targets::Node& n);
@@ -91,13 +91,8 @@ class Compiler {
   /// whatever reduces over it must wait for the selection (the key alone does not say so).
   static void outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound,
                                     Deps& d);
-  /// The value of quantity `id` (`#id`, or `#id.component` for one of a mean's values) times
-  /// `ratio`, as Program::values writes it.
-  static targets::Node value_of(int id, double ratio = 1, int component = -1);
-  /// A selection's value as Program::values writes it: `body` at the token that quantity `last`
-  /// selects over `index` (#select).
-  static targets::Node selected_value(int last, const targets::Node& body,
-                                      const std::string& index);
+  /// A selection's value: `body` at the token that quantity `last` selects over `index`.
+  static Value selected_value(int last, const targets::Node& body, const std::string& index);
 
   // vertices.cpp: E1's vertex rules and R1's |L|.
   /// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
@@ -154,7 +149,7 @@ class Compiler {
             const std::vector<Factor>& factors, bool summed, Comparison& c);
   /// T times the mean of factor `f` over `v` as a value of mean quantity `id`: a new value of
   /// its form, or a multiple of one it carries already (y and 2 y average one value).
-  std::optional<targets::Node> averaged_value(Quantity& made, int id, const Factor& f,
+  std::optional<Value> averaged_value(Quantity& made, int id, const Factor& f,
                                               const std::string& v);
 
   const targets::Formula& formula_;

@@ -13,6 +13,7 @@
 #include "infoflow/core/progress.hpp"
 #include "infoflow/symbolic/canonical.hpp"
 #include "infoflow/symbolic/symbols.hpp"
+#include "infoflow/targets/node_algebra.hpp"
 #include "infoflow/targets/target_file.hpp"
 #include "information_sets.hpp"
 #include "placement.hpp"
@@ -161,9 +162,7 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
     program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
     // A product (its vertices), an absolute value or even power (max |E| = max(max E,
     // -min E)), or a range (a maximum over one inside a maximum over tokens, written outside).
-    const std::string text = targets::to_text(formula.root());
-    if (text.find(" * ") != std::string::npos || text.find("abs(") != std::string::npos ||
-        text.find('^') != std::string::npos || text.find("..") != std::string::npos) {
+    if (targets::has_product_abs_power_or_range(formula.root())) {
       auto split = std::make_shared<const Program>(compile(formula, bindings, token_dim, true));
       if (split->elimination_text() != program->elimination_text()) alternative = std::move(split);
     }

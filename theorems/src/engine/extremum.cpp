@@ -146,7 +146,7 @@ Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
   if (last >= 0 && last_at.empty()) record_value(n, factors, last, last_ratio, last_index);
   // A reduction held at a token (its value a message of the enclosing one) is that message.
   if (last >= 0 && !last_at.empty() && !n.has_key() && factors.size() == 1)
-    p_.values.emplace(targets::to_text(n), value_of(last, last_ratio));
+    p_.values.emplace(n, held(last, last_ratio));
   // What is left (terms over outer indices only, and the messages) makes the value.
   Deps d = leftovers(factors, bound);
   if (last >= 0) d.quantities.insert(last);
@@ -172,31 +172,26 @@ Deps Compiler::blocked(Comparison& c, int order, std::string why,
 
 void Compiler::record_value(const Node& n, const std::vector<Factor>& left, int last, double ratio,
                             const std::string& index) {
-  std::vector<Node> terms;
+  std::vector<Value> terms;
   if (n.has_key()) {
     if (n.binders.size() != 1) return;
-    p_.values.emplace(targets::to_text(n), selected_value(last, n.args[0], index));
+    p_.values.emplace(n, selected_value(last, n.args[0], index));
     return;
   }
-  terms.push_back(value_of(last, ratio));
+  terms.push_back(held(last, ratio));
   for (std::size_t i = 0; i < left.size(); ++i) {
     const Factor& f = left[i];
     if (i + 1 == left.size() && f.message == last) continue;  // the value itself
     if (!f.indices.empty() || f.constraint != nullptr) return;
     if (f.message >= 0) {  // a closed maximum eliminated before: a term of the value
-      terms.push_back(value_of(f.message, f.ratio));
+      terms.push_back(held(f.message, f.ratio));
       continue;
     }
     const std::optional<FormTerm> t = form_term(f);
     if (!t) return;
-    Node number;
-    number.number = t->coefficient;
-    Node product;
-    product.kind = K::kMul;
-    product.args = {number, *t->node};
-    terms.push_back(std::move(product));
+    terms.push_back(operation(K::kMul, {number(t->coefficient), lifted(*t->node)}));
   }
-  p_.values.emplace(targets::to_text(n), targets::sum_of(std::move(terms)));
+  p_.values.emplace(n, sum_of(std::move(terms)));
 }
 
 Deps Compiler::leftovers(const std::vector<Factor>& factors,
@@ -249,26 +244,8 @@ void Compiler::outer_indices_of_body(const Deps& body_deps, const std::vector<st
   }
 }
 
-Node Compiler::value_of(int id, double ratio, int component) {
-  Node ref;
-  ref.kind = K::kRef;
-  ref.name = "#" + std::to_string(id) + (component >= 0 ? "." + std::to_string(component) : "");
-  if (ratio == 1) return ref;
-  Node number;
-  number.number = ratio;
-  Node product;
-  product.kind = K::kMul;
-  product.args = {number, ref};
-  return product;
-}
-
-Node Compiler::selected_value(int last, const Node& body, const std::string& index) {
-  Node select;
-  select.kind = K::kCall;
-  select.name = "#select";
-  select.index = index;
-  select.args = {value_of(last), body};
-  return select;
+Value Compiler::selected_value(int last, const Node& body, const std::string& index) {
+  return Value{Value::Selected{last, index}, {lifted(body)}};
 }
 
 }  // namespace infoflow::theorems::detail

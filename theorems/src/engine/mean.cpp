@@ -28,7 +28,7 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
   }
   Deps d;
   std::vector<std::string> steps;
-  std::vector<Node> value;  // T times each mean, for Program::values
+  std::vector<Value> value;  // T times each mean, for Program::values
   bool value_known = true;
   for (const Factor& f : factors) {
     std::vector<std::string> on;
@@ -89,7 +89,7 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
     const std::string step = on.front() + " -> " + made.name;
     if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
     d.quantities.insert(id);
-    if (std::optional<Node> part = averaged_value(made, id, f, on.front())) {
+    if (std::optional<Value> part = averaged_value(made, id, f, on.front())) {
       value.push_back(std::move(*part));
     } else {
       value_known = false;
@@ -97,11 +97,11 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
   }
   c.elimination = fmt::format("{} (uniform averages)", fmt::join(steps, "; "));
   p_.comparisons.push_back(c);
-  if (value_known && !value.empty()) p_.values.emplace(c.text, targets::sum_of(std::move(value)));
+  if (value_known && !value.empty()) p_.values.emplace(n, sum_of(std::move(value)));
   return d;
 }
 
-std::optional<Node> Compiler::averaged_value(Quantity& made, int id, const Factor& f,
+std::optional<Value> Compiler::averaged_value(Quantity& made, int id, const Factor& f,
                                              const std::string& v) {
   std::optional<FormTerm> term = form_term(f);
   if (!term) {
@@ -130,10 +130,7 @@ std::optional<Node> Compiler::averaged_value(Quantity& made, int id, const Facto
   Node tokens;
   tokens.kind = K::kRef;
   tokens.name = "T";
-  Node product;
-  product.kind = K::kMul;
-  product.args = {tokens, value_of(id, ratio, static_cast<int>(component))};
-  return product;
+  return operation(K::kMul, {lifted(tokens), held(id, ratio, static_cast<int>(component))});
 }
 
 }  // namespace infoflow::theorems::detail

@@ -69,9 +69,9 @@ bool Program::blocked() const {
 }
 
 long Program::dimension() const {
-  std::set<std::string> distinct;
+  std::set<targets::Node, targets::ExpressionOrder> distinct;
   for (const Comparison& c : comparisons) {
-    if (c.counts()) distinct.insert(c.text);
+    if (c.counts()) distinct.insert(c.reduction);
   }
   return static_cast<long>(distinct.size());
 }
@@ -98,15 +98,17 @@ Program compile(const targets::Formula& formula, const targets::Bindings& bindin
   // Equal targets written differently compile alike (C0). Where the canonical form cannot be
   // compiled, the written one is, so that an error points into the formula as written.
   const CanonicalForm canonical = canonical_form(formula.root());
-  if (const std::string text = targets::to_text(canonical.root);
-      !canonical.applied.empty() && text != targets::to_text(formula.root())) {
+  if (!canonical.applied.empty()) {
     try {
+      // The rewrites may have come back to the formula as written (as parsed: from_tree).
       const targets::Formula read = targets::Formula::from_tree(canonical.root);
-      Program p = detail::Compiler(read, bindings, token_dim, split_products).run();
-      decide_order(read, bindings, token_dim, p);
-      p.read_as = text;
-      p.rewrites = canonical.applied;
-      return p;
+      if (!targets::same_expression(read.root(), formula.root())) {
+        Program p = detail::Compiler(read, bindings, token_dim, split_products).run();
+        decide_order(read, bindings, token_dim, p);
+        p.read_as = read.text();
+        p.rewrites = canonical.applied;
+        return p;
+      }
     } catch (const InputError&) {
     }
   }

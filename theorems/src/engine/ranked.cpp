@@ -113,11 +113,11 @@ void Compiler::record_rank_value(const Node& n, int last, const std::vector<cons
   const Quantity& q = p_.quantities[static_cast<std::size_t>(last)];
   if (n.has_key()) {
     if (!at.empty()) return;
-    p_.values.emplace(targets::to_text(n), selected_value(last, n.args[0], index));
+    p_.values.emplace(n, selected_value(last, n.args[0], index));
     return;
   }
   const double ratio = ratio_to_form(q.form, used, false, scoring_terms(used) == 1);
-  p_.values.emplace(targets::to_text(n), value_of(last, ratio));
+  p_.values.emplace(n, held(last, ratio));
 }
 
 }  // namespace infoflow::theorems::detail

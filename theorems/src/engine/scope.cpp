@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
+#include "infoflow/targets/node_algebra.hpp"
 #include "values.hpp"
 
 namespace infoflow::theorems::detail {
@@ -71,16 +72,6 @@ double growth(const Node& n) {  // NOLINT(misc-no-recursion)
 bool reads_tokens(const Node& n) {  // NOLINT(misc-no-recursion)
   if ((n.kind == K::kRef && n.name == "x") || n.kind == K::kReduce) return true;
   return std::any_of(n.args.begin(), n.args.end(), [](const Node& a) { return reads_tokens(a); });
-}
-
-/// Index names `n` reads that no reduction inside it binds.
-void free_indices(const Node& n, std::set<std::string>& out) {  // NOLINT(misc-no-recursion)
-  std::set<std::string> inner;
-  if (n.kind == K::kRef && !n.index.empty()) inner.insert(n.index);
-  for (const targets::IndexConstraint& c : n.constraints) inner.insert({c.left, c.right});
-  for (const Node& a : n.args) free_indices(a, inner);
-  for (const targets::Binder& b : n.binders) inner.erase(b.name);
-  out.insert(inner.begin(), inner.end());
 }
 
 class Checker {
@@ -172,17 +163,13 @@ class Checker {
         if (y.name == "abs" || y.name == "tanh") return through(y.args[0]);
         if (y.name == "relu") return "is 0 wherever " + whole(y.args[0]) + " is not positive";
         if (y.name == "sqnorm" || y.name == "norm" ||
-            (y.name == "dot" && y.args.size() == 2 && same_text(y.args[0], y.args[1]))) {
+            (y.name == "dot" && y.args.size() == 2 && targets::same_expression(y.args[0], y.args[1]))) {
           return "is 0 where " + whole(y.args[0]) + " is the zero vector, which the tokens reach";
         }
         return std::nullopt;
       default:
         return std::nullopt;
     }
-  }
-
-  static bool same_text(const Node& a, const Node& b) {
-    return targets::to_text(a) == targets::to_text(b);
   }
 
   /// A sum of squares (with positive weights and constants), over tokens too: its sqrt is a
@@ -205,7 +192,7 @@ class Checker {
         return sum_of_squares(y.args[0]);
       case K::kCall:
         return y.name == "sqnorm" ||
-               (y.name == "dot" && y.args.size() == 2 && same_text(y.args[0], y.args[1]));
+               (y.name == "dot" && y.args.size() == 2 && targets::same_expression(y.args[0], y.args[1]));
       default:
         return false;
     }
@@ -227,8 +214,9 @@ class Checker {
   /// where it takes both (or is 0 throughout). Where `n` cannot be evaluated on its own (a named
   /// integer without a value) no verdict is drawn: +1.
   std::optional<int> fixed_sign(const Node& n) const {
-    std::set<std::string> free;
-    free_indices(n, free);
+    const std::vector<std::string> read =
+        targets::free_indices(n, {.parameters = true, .constraints = true});
+    const std::set<std::string> free(read.begin(), read.end());
     // The enclosing reductions' indices `n` reads, with their constraints (s != t keeps the
     // diagonal out: sqnorm(x[s] - x[t]) is positive there).
     Node over;
@@ -245,15 +233,14 @@ class Checker {
     std::optional<targets::Formula> low;
     std::optional<targets::Formula> high;
     try {
-      const std::string text = targets::to_text(n);
       const auto reduced = [&](targets::ReduceOp op) {
-        if (over.binders.empty()) return text;
+        if (over.binders.empty()) return n;
         over.op = op;
         over.args = {n};
-        return targets::to_text(over);
+        return over;
       };
-      low = targets::Formula::parse(reduced(targets::ReduceOp::kMin));
-      high = targets::Formula::parse(reduced(targets::ReduceOp::kMax));
+      low = targets::Formula::from_tree(reduced(targets::ReduceOp::kMin));
+      high = targets::Formula::from_tree(reduced(targets::ReduceOp::kMax));
     } catch (const InputError&) {
       return 1;
     }

@@ -100,21 +100,11 @@ std::vector<ProductGroup> product_groups(const Node& term) {
 
 /// |E| as the larger of E's largest and -E's smallest values, squared for E^2: #max(largest,
 /// -smallest) as Program::values writes it.
-Node larger_magnitude(Node largest, Node smallest, bool square) {
-  Node negated;
-  negated.kind = K::kNeg;
-  negated.args = {std::move(smallest)};
-  Node larger;
-  larger.kind = K::kCall;
-  larger.name = "#max";
-  larger.args = {std::move(largest), std::move(negated)};
+Value larger_magnitude(Value largest, Value smallest, bool square) {
+  Value larger{Value::Combined{targets::ReduceOp::kMax},
+               {std::move(largest), operation(K::kNeg, {std::move(smallest)})}};
   if (!square) return larger;
-  Node two;
-  two.number = 2;
-  Node power;
-  power.kind = K::kPow;
-  power.args = {std::move(larger), std::move(two)};
-  return power;
+  return operation(K::kPow, {std::move(larger), number(2)});
 }
 
 }  // namespace
@@ -150,7 +140,7 @@ std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<
   // Keyed as the retrievals of max L and min L elsewhere (one action with them).
   const std::string plain = canonical(score, {{v, "#v"}});
   std::vector<std::string> names;
-  std::vector<Node> at_extremes;  // g(L) at the score's largest and smallest values
+  std::vector<Value> at_extremes;  // g(L) at the score's largest and smallest values
   Deps d = leftovers(factors, bound);
   for (const char* sign : {"", "-"}) {
     const int id = add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
@@ -171,9 +161,10 @@ std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<
     const Form& form = made.form;
     if (form.known && form.terms.size() == 1 && form.terms.front().node &&
         targets::same_expression(*form.terms.front().node, score) &&
-        form.terms.front().coefficient != 0)
-      at_extremes.push_back(
-          targets::replaced(t.args[0], score, value_of(id, 1 / form.terms.front().coefficient)));
+        form.terms.front().coefficient != 0) {
+      const Value at = held(id, 1 / form.terms.front().coefficient);
+      at_extremes.push_back(lifted(t.args[0], &score, &at));
+    }
   }
   // |g(L)| over the tokens, g affine of slope a > 0, is largest at max L or at min L: the
   // larger of g(max L) and -g(min L), which are ordered (g(max L) >= g(min L)) so that one
@@ -181,8 +172,8 @@ std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<
   const std::optional<double> slope = slope_in(t.args[0], score);
   if (at_extremes.size() == 2 && slope && *slope != 0) {
     if (*slope < 0) std::swap(at_extremes[0], at_extremes[1]);
-    p_.values.emplace(targets::to_text(n), larger_magnitude(std::move(at_extremes[0]),
-                                                            std::move(at_extremes[1]), square));
+    p_.values.emplace(
+        n, larger_magnitude(std::move(at_extremes[0]), std::move(at_extremes[1]), square));
   }
   c.order = 1;
   c.elimination =
@@ -333,16 +324,20 @@ std::optional<Deps> Compiler::absolute_split(const Node& n, const std::vector<Fa
   if (!absolute && !square) return std::nullopt;
   Deps d;
   std::vector<std::string> parts;
+  std::vector<Node> extrema;
   for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
     Node r = n;
     r.op = op;
     r.args = {t.args[0]};
     d.add(token_reduction(r, scope));
     parts.push_back(targets::to_text(r));
+    extrema.push_back(std::move(r));
   }
   int order = 1;
   for (const Comparison& other : p_.comparisons) {
-    if (std::find(parts.begin(), parts.end(), other.text) != parts.end())
+    if (std::any_of(extrema.begin(), extrema.end(), [&](const Node& e) {
+          return targets::same_expression(e, other.reduction);
+        }))
       order = std::max(order, other.order);
   }
   c.order = order;
@@ -350,10 +345,10 @@ std::optional<Deps> Compiler::absolute_split(const Node& n, const std::vector<Fa
                               parts[0], parts[1], absolute ? "" : ", squared");
   c.summary = true;
   p_.comparisons.push_back(c);
-  const auto largest = p_.values.find(parts[0]);
-  const auto smallest = p_.values.find(parts[1]);
+  const auto largest = p_.values.find(extrema[0]);
+  const auto smallest = p_.values.find(extrema[1]);
   if (largest != p_.values.end() && smallest != p_.values.end())
-    p_.values.emplace(targets::to_text(n),
+    p_.values.emplace(n,
                       larger_magnitude(largest->second, smallest->second, square));
   return d;
 }

@@ -141,6 +141,9 @@ class Formula {
 /// The formula printed back, with normalised spacing.
 std::string to_text(const Node& node);
 
+/// A reference's subscript as the language writes it (3, T, t+1, T-1); "" for none.
+std::string subscript_text(const Node& ref);
+
 /// A literal as the language writes it: the shortest decimal that reads back as the same double,
 /// without an exponent, which the language has not (1e-7 prints 0.0000001).
 std::string number_text(double value);

@@ -20,6 +20,8 @@
 #include <ginac/ginac.h>
 
 #include "infoflow/targets/formula.hpp"
+#include "infoflow/targets/node_algebra.hpp"
+#include "infoflow/theorems/value.hpp"
 
 namespace infoflow::theorems {
 
@@ -95,7 +97,8 @@ struct Ranked {
 
 /// One reduction over tokens, as the comparison tree shows it.
 struct Comparison {
-  std::string text;
+  std::string text;       ///< the reduction, for people
+  targets::Node reduction;  ///< the reduction compared: what tells two comparisons apart
   int order = 1;            ///< 1 + the largest set of indices a message depends on
   std::string elimination;  ///< "t -> m1(s); s -> g1", or why none exists
   bool blocked = false;     ///< no elimination order keeps messages on single tokens
@@ -121,10 +124,9 @@ struct Program {
   /// quantity of each copy; copies are interchangeable, so a search may order them.
   std::vector<std::vector<int>> interchangeable;
   /// For constructions: the formula as the compiler read it (after its rewrites), and the value
-  /// of each reduction it resolved, by the reduction's text, as an expression in which `#N` (a
-  /// reference) is quantity N's value and `#N.J` the J-th value a mean carries.
+  /// of each reduction it resolved (value.hpp), keyed by the reduction (same_expression()).
   targets::Node root;
-  std::map<std::string, targets::Node> values;
+  std::map<targets::Node, Value, targets::ExpressionOrder> values;
 
   [[nodiscard]] bool blocked() const;
   /// beta_1: the distinct comparisons made (a reduction written twice counts once; neither the

@@ -39,23 +39,20 @@ std::optional<Node> sum_of_copies(const Node& n, const Node& /*written*/, Reader
   };
   visit(n.args[0]);
   if (nested || !reads_outer_token) return std::nullopt;
-  std::vector<Node> copies{n.args[0]};
+  std::vector<targets::IndexRange> ranges;
+  long copies = 1;
   try {
     for (const targets::Binder& b : n.binders) {
       const long low = reader.resolve(b.low, b.column);
       const long high = reader.resolve(b.high, b.column);
-      if (high < low || static_cast<long>(copies.size()) * (high - low + 1) > kMaxCopies)
-        return std::nullopt;
-      std::vector<Node> next;
-      for (const Node& c : copies) {
-        for (long v = low; v <= high; ++v) next.push_back(targets::substitute(c, b.name, v));
-      }
-      copies = std::move(next);
+      if (high < low || copies * (high - low + 1) > kMaxCopies) return std::nullopt;
+      copies *= high - low + 1;
+      ranges.push_back({b.name, low, high});
     }
   } catch (const InputError&) {  // a bound with no value: the sum stays
     return std::nullopt;
   }
-  return targets::sum_of(std::move(copies));
+  return targets::sum_of(targets::copies_over(n.args[0], ranges));
 }
 
 }  // namespace

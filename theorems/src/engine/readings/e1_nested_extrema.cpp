@@ -30,7 +30,7 @@ std::optional<Node> nested_as_one(const Node& n, const Node& written, Reader& re
   out.binders.insert(out.binders.end(), inner.binders.begin(), inner.binders.end());
   out.constraints.insert(out.constraints.end(), inner.constraints.begin(), inner.constraints.end());
   out.args[0] = std::move(inner.args[0]);
-  reader.note(targets::to_text(out), " (written " + targets::to_text(written) +
+  reader.note(out, " (written " + targets::to_text(written) +
                                          ": nested reductions of one kind are one, E1)");
   return out;
 }

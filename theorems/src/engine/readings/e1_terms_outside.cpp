@@ -57,7 +57,7 @@ std::optional<Node> terms_outside(const Node& n, const Node& /*written*/, Reader
   };
   Node reduction = n;
   reduction.args[0] = sum({inside.begin() + 1, inside.end()}, leading(inside.front()));
-  reader.note(targets::to_text(reduction),
+  reader.note(reduction,
               " (written " + targets::to_text(n) +
                   ": a term that reads none of its indices moves out of the extremum, E1)");
   Node out;

@@ -27,7 +27,7 @@ std::optional<Node> without_idle_constraints(const Node& n, const Node& /*writte
   for (targets::Binder& b : free.binders) b.from_chain = false;
   // nullopt: an index bound further out, a member of an unrolled family
   if (reader.same_values(n, free) != true) return std::nullopt;
-  reader.note(targets::to_text(free), " (written " + targets::to_text(n) +
+  reader.note(free, " (written " + targets::to_text(n) +
                                           ": the constraints never bind on random sequences, E3)");
   return free;
 }

@@ -71,7 +71,7 @@ std::optional<Node> monotone_outside(const Node& n, const Node& /*written*/,
                           "extremum"
                         : "a non-decreasing function of the score, at the score's extremum");
   if (even_power) how += "; an even power, |E|^p, is so of |E|";
-  reader.note(targets::to_text(extremum),
+  reader.note(extremum,
               fmt::format(" (written {}: {}, R1)", targets::to_text(n), how));
   if (keyed) return extremum;
   Node out = score;

@@ -40,7 +40,7 @@ std::optional<Node> anchored(const Node& n, const Node& /*written*/, Reader& rea
     const std::optional<bool> same = reader.same_values(n, moved);
     if (!same) return std::nullopt;  // an index bound further out
     if (!*same) continue;
-    reader.note(targets::to_text(moved), " (written " + targets::to_text(n) +
+    reader.note(moved, " (written " + targets::to_text(n) +
                                              ": the same values anchored at x[" + t +
                                              fmt::format("{:+}", anchor) + "], R5)");
     return moved;

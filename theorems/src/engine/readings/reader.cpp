@@ -35,7 +35,7 @@ targets::Node Reader::read(const targets::Node& n) {  // NOLINT(misc-no-recursio
   return out;
 }
 
-void Reader::note(const std::string& reduction, const std::string& how) {
+void Reader::note(const targets::Node& reduction, const std::string& how) {
   std::string& notes = notes_[reduction];
   if (notes.find(how) == std::string::npos) notes += how;
 }

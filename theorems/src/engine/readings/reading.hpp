@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "infoflow/targets/formula.hpp"
+#include "infoflow/targets/node_algebra.hpp"
 
 namespace infoflow::theorems::detail {
 
@@ -67,9 +68,10 @@ class Reader {
   targets::Node read(const targets::Node& n);
 
   /// Records how a rewritten reduction was written (once: a rewrite seen twice says it once).
-  void note(const std::string& reduction, const std::string& how);
-  /// Per rewritten reduction (its text), how it was written.
-  [[nodiscard]] const std::map<std::string, std::string>& notes() const { return notes_; }
+  void note(const targets::Node& reduction, const std::string& how);
+  using Notes = std::map<targets::Node, std::string, targets::ExpressionOrder>;
+  /// Per rewritten reduction, how it was written.
+  [[nodiscard]] const Notes& notes() const { return notes_; }
   /// Records a selection whose body reads none of its indices (no action).
   void note_idle(std::string selection) { idle_.push_back(std::move(selection)); }
   [[nodiscard]] const std::vector<std::string>& idle() const { return idle_; }
@@ -89,7 +91,7 @@ class Reader {
   const targets::Bindings& bindings_;
   long token_dim_ = 0;  // the target's d, if known: E4 and E5 try it too
   bool second_reading_ = false;
-  std::map<std::string, std::string> notes_;
+  Notes notes_;
   std::vector<std::string> idle_;
 };
 
