@@ -200,9 +200,9 @@ class Lowering {
     tokens_ = asked.tokens;
     d_ = asked.token_dim;
     if (d_ + 2 > plan_.architecture.embedding) {
-      throw Failure("engine", fmt::format("the stream holds the token's d = {} coordinates and two "
-                                          "flags: E = {} is too small",
-                                          d_, plan_.architecture.embedding));
+      throw Failure("embedding", fmt::format("the stream holds the token's d = {} coordinates and "
+                                             "two flags: E = {} is too small (E >= {})",
+                                             d_, plan_.architecture.embedding, d_ + 2));
     }
     evaluator_ = std::make_unique<targets::Evaluator>(spec_.formula, spec_.set, d_, options_.task_seed);
     task_ = numeric::make_formula_task(
@@ -650,14 +650,18 @@ class Lowering {
     }
     for (const targets::IndexConstraint& c : q.form.constraints) {
       const std::string text = fmt::format("{} {} {}", c.left, c.strict_order ? "<" : "!=", c.right);
+      // The engine plans an order mask without positions only where the body is symmetric in
+      // the two indices (E4: s < t gives the values of s != t), so either way the missing rule is
+      // the constructor's.
       if (!plan_.architecture.encodes_positions()) {
-        throw Failure(c.strict_order ? "engine" : "constructor",
+        throw Failure("constructor",
                       fmt::format("{}: the mask {} compares the candidate's position with the "
-                                  "holder's, and the architecture has no positional encoding{}",
+                                  "holder's, and the architecture has no positional encoding "
+                                  "(the constructor builds masks from positions only; none "
+                                  "without them is known to it{})",
                                   step, text,
-                                  c.strict_order ? "" : " (the constructor builds masks from "
-                                                        "positions only; none without them is "
-                                                        "known to it)"));
+                                  c.strict_order ? ", nor the symmetric body's s != t reading"
+                                                 : ""));
       }
       const std::set<std::string> named{c.left, c.right};
       if (q.form.at.empty() || named != std::set<std::string>{q.form.index, q.form.at}) {

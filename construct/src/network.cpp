@@ -69,9 +69,9 @@ long Network::allocate(const std::string& holds, const std::string& step) {
       return static_cast<long>(i);
     }
   }
-  throw Failure("engine", fmt::format("{}: no room in the stream: all E = {} coordinates are "
-                                      "in use",
-                                      step, holds_.size()));
+  throw Failure("embedding", fmt::format("{}: no room in the stream: all E = {} coordinates are "
+                                         "in use (a larger E)",
+                                         step, holds_.size()));
 }
 
 long Network::free() const {

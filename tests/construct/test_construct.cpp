@@ -365,7 +365,9 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
         if (b.construction.nmse > 1e-3) ++above;
       } else {
         BOOST_TEST(!b.construction.failure.empty());
-        BOOST_TEST((b.construction.failed_in == "engine" || b.construction.failed_in == "constructor"),
+        // A shortfall of E is named as such; no refusal of an efficient row names the engine.
+        BOOST_TEST((b.construction.failed_in == "embedding" ||
+                    b.construction.failed_in == "constructor"),
                    b.construction.failed_in << ": " << b.construction.failure);
       }
     }
@@ -377,9 +379,9 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
                                     << " left to the command, too costly to measure here)");
   BOOST_TEST(efficient >= 90);
   // 64 while the readout token was a key (it took a key dimension); 71 before layer 1 read the
-  // encoder's token-wise features.
-  BOOST_TEST(built >= 80);
-  BOOST_TEST(built + built_wider >= 86);
+  // encoder's token-wise features; 80 before the planner oracle's R1 (max |L| on one head).
+  BOOST_TEST(built >= 84);
+  BOOST_TEST(built + built_wider >= 89);
   // The sixth, min(t by abs(dot(a, x[t]))) dot(b, x[t]) (1.6e-3), is the softmax's: the smallest
   // |y| of 8 is often near-tied, and at beta = 10,000 it reaches 3.4e-6.
   BOOST_TEST(above <= 6);

@@ -50,9 +50,10 @@ struct Construction {
   bool built = false;
   std::string failure;  ///< why not: the step and the reason ("" when built)
   /// Whose fault a failure is: "engine" (the plan asks what the architecture lacks: heads,
-  /// stream room, positions), "constructor" (a rule this constructor has no compilation for),
-  /// or "width" (a head needs more dimensions than n: the plan's heads suffice, and the same
-  /// plan compiles at n = head_dim_needed, a width the theory lets grow with the accuracy).
+  /// positions), "constructor" (a rule this constructor has no compilation for), "width" (a
+  /// head needs more dimensions than n: the plan's heads suffice, and the same plan compiles at
+  /// n = head_dim_needed, a width the theory lets grow with the accuracy), or "embedding" (the
+  /// stream has no room left: the same plan needs a larger E).
   std::string failed_in;
   long head_dim_needed = 0;  ///< "width": the n the failing step needs (0 otherwise)
   numeric::ModelConfig config;
