@@ -1658,9 +1658,15 @@ class Lowering {
         if (it != values_[1].end()) forms.push_back(it->second);
       }
       if (forms.empty()) {
-        throw Failure("engine", fmt::format("the readout MLP reads {}, which no step brings to the "
-                                            "readout",
-                                            program_.quantities[static_cast<std::size_t>(held->quantity)].name));
+        // The plan's information sets hold it at the readout (the planner oracle agrees with
+        // them), so the carry missing here is the constructor's: a mean at the readout of a
+        // value every token holds is that value, and this constructor carries by fetches only.
+        throw Failure("constructor",
+                      fmt::format("the readout MLP reads {}, which the plan carries to the readout "
+                                  "but no step of this construction brings there (the constructor "
+                                  "carries a token's value to the readout by a fetch only, not by "
+                                  "a readout mean)",
+                                  program_.quantities[static_cast<std::size_t>(held->quantity)].name));
       }
       for (const Form& form : forms) {
         for (long i = 0; i < form.size(); ++i) {
