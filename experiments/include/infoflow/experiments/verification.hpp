@@ -10,7 +10,8 @@
 ///   must reach a lower validation NMSE than the others. Measured: the gap in decades between
 ///   the best inefficient and the worst efficient median over seeds, with a seed bootstrap
 ///   interval. Agrees if the interval lies above 0.5 decade, disagrees if below 0, else
-///   inconclusive.
+///   inconclusive. A gap counts only at a T where the engine's rates put every configuration
+///   predicted inefficient above every efficient one; elsewhere it is undecided, and says so.
 /// - growth_in_T: for each architecture, NMSE must stay flat in T when the engine calls it
 ///   efficient and grow when it does not. Measured: the slope of log NMSE against log T with
 ///   its interval (numeric/fit.hpp: flat within +-0.25). Agrees when the class matches,
