@@ -55,6 +55,7 @@ ConstructedCell build(const RunConfig& run, theorems::Engine& engine,
   c.readout_width = run.model.readout_width;
   options.ffn_width = run.model.ffn_width;
   options.readout_width = run.model.readout_width;
+  options.encoder_width = run.model.encoder_width;  // at the runs' size, as the other widths
   options.task_seed = run.task.seed;
   const construct::Construction built =
       construct::construct(target_of(run), predict(run, engine), options);
