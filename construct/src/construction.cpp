@@ -863,15 +863,44 @@ class Lowering {
 
   void carry(const PlanStep& s, Role& role) {
     // The readout fetches any input token: the global values they hold, all alike.
+    carry_globals(role, label(s), nullptr);
+    described_.push_back(label(s) + ": a uniform average over the input tokens of the global values they hold");
+  }
+
+  /// Into `role`'s values at the readout, the global values the input tokens hold and the
+  /// readout does not (only those in `wanted`, where given): every token holds the same, so any
+  /// average over them is that value.
+  void carry_globals(Role& role, const std::string& step, const std::set<int>* wanted) {
     for (const auto& [id, form] : values_[0]) {
       if (program_.quantities[static_cast<std::size_t>(id)].holder != theorems::Holder::kGlobal) continue;
-      if (values_[1].count(id) != 0) continue;
-      const long into = network_->allocate(program_.quantities[static_cast<std::size_t>(id)].name + " (carried)", label(s));
+      if (values_[1].count(id) != 0 || (wanted != nullptr && wanted->count(id) == 0)) continue;
+      const long into = network_->allocate(program_.quantities[static_cast<std::size_t>(id)].name + " (carried)", step);
       role.values.push_back(form);
       role.into.push_back(into);
       values_[1][id] = network_->unit(into);
     }
-    described_.push_back(label(s) + ": a uniform average over the input tokens of the global values they hold");
+    // A mean held at the tokens, value by value (a vector's mean is d of them).
+    for (const auto& [key, forms] : components_[0]) {
+      const int id = key.first;
+      if (program_.quantities[static_cast<std::size_t>(id)].holder != theorems::Holder::kGlobal) continue;
+      if (components_[1].count(key) != 0 || (wanted != nullptr && wanted->count(id) == 0)) continue;
+      std::vector<Form>& carried = components_[1][key];
+      for (std::size_t r = 0; r < forms.size(); ++r) {
+        const long into = network_->allocate(
+            fmt::format("{}: mean {}{} (carried)", program_.quantities[static_cast<std::size_t>(id)].name,
+                        key.second, forms.size() == 1 ? "" : fmt::format(", entry {}", r)),
+            step);
+        role.values.push_back(forms[r]);
+        role.into.push_back(into);
+        carried.push_back(network_->unit(into));
+      }
+    }
+  }
+
+  /// The quantities whose held values `v` reads.
+  static void quantities_read(const Value& v, std::set<int>& out) {
+    if (const auto* held = std::get_if<Value::Held>(&v.what)) out.insert(held->quantity);
+    for (const Value& a : v.args) quantities_read(a, out);
   }
 
   /// Uniform attention over the positions P reads: their tokens' mean, which is all an
@@ -919,6 +948,13 @@ class Lowering {
         role.into.push_back(into);
         component.push_back(network_->unit(into));
       }
+    }
+    // A mean at the readout averages every token's values: the globals they hold and the
+    // target reads come with it (the plan's information sets count them there).
+    if (at == Class::kReadout) {
+      std::set<int> read;
+      quantities_read(output_, read);
+      carry_globals(role, step, &read);
     }
     described_.push_back(fmt::format("{}: uniform attention over the input tokens, averaging "
                                      "{} value(s): {}",
@@ -1659,13 +1695,10 @@ class Lowering {
       }
       if (forms.empty()) {
         // The plan's information sets hold it at the readout (the planner oracle agrees with
-        // them), so the carry missing here is the constructor's: a mean at the readout of a
-        // value every token holds is that value, and this constructor carries by fetches only.
+        // them), so the carry missing here is the constructor's.
         throw Failure("constructor",
                       fmt::format("the readout MLP reads {}, which the plan carries to the readout "
-                                  "but no step of this construction brings there (the constructor "
-                                  "carries a token's value to the readout by a fetch only, not by "
-                                  "a readout mean)",
+                                  "but no step of this construction brings there",
                                   program_.quantities[static_cast<std::size_t>(held->quantity)].name));
       }
       for (const Form& form : forms) {
