@@ -8,8 +8,11 @@ void add_target_options(CLI::App* cmd, session::TargetRequest& a) {
   cmd->add_option("--name", a.name,
                   "which target of the file (default: every one); for a formula, its name "
                   "(default: formula)");
+  // One value an occurrence: a list would also take a `--` that follows it, and the formula
+  // after that (`--set T=8 -- '-max(t) ...'`) would be read as an option.
   cmd->add_option("--set", a.sets,
-                  "a value of the formula's integers, e.g. --set D=3 (repeatable)");
+                  "a value of the formula's integers, e.g. --set D=3 (repeatable)")
+      ->allow_extra_args(false);
   // Checked by the request (TargetRequest::check), as Python's d is.
   cmd->add_option_function<long>(
          "--d", [&a](long d) { a.token_dim = d; },

@@ -189,7 +189,8 @@ void add_train(CLI::App& app, Context& ctx) {
   cmd->add_option("--formula", r.formula, "or a formula, e.g. 'min(s != t) dot(x[s], x[t])'");
   cmd->add_option("--name", r.target_name, "which target of the --target file");
   cmd->add_option("--set", r.sets,
-                  "a value of the formula's integers, e.g. --set D=3 (repeatable)");
+                  "a value of the formula's integers, e.g. --set D=3 (repeatable)")
+      ->allow_extra_args(false);  // one value an occurrence, as derive's (target_arguments.cpp)
   add_setting_options(cmd, *a);
   cmd->add_flag("--probe", a->probe,
                 "after training: linear probes from the input tokens' states after layer 1 to "

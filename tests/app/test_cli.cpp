@@ -442,6 +442,13 @@ BOOST_AUTO_TEST_CASE(a_formula_with_a_sign_after_the_options_end_is_a_formula) {
   const Run two = run("plan --heads 1,1 -- '-max(t) dot(a, x[t]) - min(t) dot(b, x[t])'");
   BOOST_TEST(two.code == 0, two.out);
   BOOST_TEST(contains(two.out, "on L=2 h=(1,1)"), two.out);
+  // --set likewise, for derive, construct and train alike.
+  const Run set = run("construct --heads 1 --set T=8 -- '-max(t) dot(a, x[t])'");
+  BOOST_TEST(set.code == 0, set.out);
+  BOOST_TEST(contains(set.out, "built and measured"), set.out);
+  const Run trained = run("train --heads 1 --E 8 --steps 5 --batch 8 --val-size 32 --set T=4 "
+                          "--formula '-max(t) dot(a, x[t])'");
+  BOOST_TEST(trained.code == 0, trained.out);
   const Run bad = run("plan 'max(t) dot(a, x[t])' --heads 1,x");
   BOOST_TEST(bad.code == 2);
   BOOST_TEST(contains(bad.out, "--heads: error: heads must be positive integers separated by commas, e.g. 2,2 (got '1,x')"));
