@@ -4,7 +4,8 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 OUT   ?= out
-# Wall time the main job may spend after the quick profile's sweep (about 4.5 minutes on 2 cores),
+# Wall time the main job may spend after the quick profile's sweep (8.6 minutes on 2 shared cores on
+# 2026-12-07, since the profiles measure where the rates separate: docs/results.md),
 # training where a claim is undecided (docs/experiments.md, "A time budget"); 0 for none.
 BUDGET ?= 8m
 
