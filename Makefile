@@ -4,8 +4,8 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 OUT   ?= out
-# Wall time the main job may spend after the quick profile's sweep (8.6 minutes on 2 shared cores on
-# 2026-12-07, since the profiles measure where the rates separate: docs/results.md),
+# Wall time the main job may spend after the quick profile's sweep (its own time is in
+# docs/results.md, "The main job"),
 # training where a claim is undecided (docs/experiments.md, "A time budget"); 0 for none.
 BUDGET ?= 8m
 
