@@ -59,8 +59,18 @@ std::string rates_alike_at_T(const std::vector<const Cell*>& good,
   double least = std::numeric_limits<double>::infinity();
   for (const std::vector<const Cell*>* side : {&good, &bad}) {
     for (const Cell* c : *side) {
-      if (c->plan == nullptr || !c->plan->priced() || c->tokens != tokens) return "";
-      const double a = exponent_at(*c->plan, tokens);
+      if (c->plan == nullptr || c->tokens != tokens) return "";
+      // "Not computable" (an order no input reveals) is beyond every rate; "outside the
+      // framework" and "undecided" have none, so nothing says this configuration costs more, or
+      // less, than the others here.
+      const theorems::Verdict v = c->plan->verdict;
+      if (v == theorems::Verdict::kOutsideFramework || v == theorems::Verdict::kUndecided)
+        return fmt::format("at T = {} the rates cannot separate them: {} has none ({}), so a gap "
+                           "measured here tests no prediction",
+                           tokens, group_text(c->labels), theorems::to_text(v));
+      const double a = v == theorems::Verdict::kNotComputable
+                           ? std::numeric_limits<double>::infinity()
+                           : exponent_at(*c->plan, tokens);
       if (!std::isfinite(a)) return "";
       if (side == &good && a > most) std::tie(most, efficient) = std::pair(a, c);
       if (side == &bad && a < least) std::tie(least, other) = std::pair(a, c);

@@ -30,8 +30,9 @@ std::string too_few_seeds(const std::vector<const Cell*>& cells);
 std::string not_converged(const std::vector<const Cell*>& cells, const std::string& side);
 
 /// Where the engine's rates at the cells' T (the decoding floor applied there) do not put every
-/// configuration predicted inefficient above every efficient one, a sentence that says so; ""
-/// where they do, or where the cells' T differ or a rate is not a number. "Not efficient" is a
+/// configuration predicted inefficient above every efficient one, or where a configuration has
+/// no rate (outside the framework, undecided), a sentence that says so; "" where they do ("not
+/// computable" is above every rate), or where the cells' T differ or a rate is not a number. "Not efficient" is a
 /// growth in T: at T = 8, E = 16, d = 4 a global aggregation costs eps^(1 - T/4) = eps^-1, the
 /// efficient rate.
 std::string rates_alike_at_T(const std::vector<const Cell*>& good, const std::vector<const Cell*>& bad);

@@ -19,6 +19,7 @@
 #include "infoflow/report/experiment_report.hpp"
 
 #include "common/temp_dir.hpp"
+#include "evidence.hpp"
 #include <unistd.h>
 
 namespace ex = infoflow::experiments;
@@ -188,6 +189,38 @@ BOOST_AUTO_TEST_CASE(a_gap_where_the_rates_at_its_T_do_not_separate_is_undecided
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_configuration_without_a_rate_separates_nothing_but_not_computable_does) {
+  // Plans of real formulas at T = 8 on one head: efficient, outside the framework (log of a
+  // value that reaches 0), and not computable (an order without positions).
+  th::Engine engine(catalogue);
+  const auto plan_of = [&](const std::string& formula) {
+    infoflow::targets::TargetSpec spec;
+    spec.name = "t";
+    spec.formula = infoflow::targets::Formula::parse(formula);
+    spec.set["T"] = 8;
+    return engine.plan(th::to_target(spec), th::architecture_for(spec, 16, 0, {1}));
+  };
+  const th::Plan efficient = plan_of("max(t) dot(a, x[t])");
+  const th::Plan outside = plan_of("log(abs(max(t) dot(a, x[t])))");
+  const th::Plan blind = plan_of("max(s < t) (dot(a, x[s]) + dot(b, x[t]))");
+  BOOST_TEST_REQUIRE((outside.verdict == th::Verdict::kOutsideFramework));
+  BOOST_TEST_REQUIRE((blind.verdict == th::Verdict::kNotComputable));
+  const auto cell = [](const th::Plan& p, const std::string& heads) {
+    ex::Cell c;
+    c.labels = {{"heads", heads}};
+    c.plan = &p;
+    c.tokens = 8;
+    return c;
+  };
+  const ex::Cell good = cell(efficient, "1,1");
+  const ex::Cell none = cell(outside, "1");
+  const ex::Cell never = cell(blind, "2");
+  BOOST_TEST(ex::rates_alike_at_T({&good}, {&none}) ==
+             "at T = 8 the rates cannot separate them: heads = 1 has none (outside the "
+             "framework), so a gap measured here tests no prediction");
+  BOOST_TEST(ex::rates_alike_at_T({&good}, {&never}).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_high_nmse_counts_only_from_converged_runs_and_intervals_need_three_seeds) {
