@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <utility>
 
@@ -55,7 +56,13 @@ std::pair<std::string, long> parse_set(const std::string& s) {
 void TargetRequest::check() const {
   if (token_dim) limits::check_in_range(*token_dim, 1, limits::kTokenDim, "d");
   if (!positional.empty()) (void)core::parse_positional_encoding(positional);
-  for (const std::string& s : sets) (void)parse_set(s);
+  // A name set twice is a slip (the last would win unseen), even with the same value.
+  std::map<std::string, std::string> seen;
+  for (const std::string& s : sets) {
+    const std::string key = parse_set(s).first;
+    if (const auto [at, fresh] = seen.emplace(key, s); !fresh)
+      throw InputError("--set " + s + ": " + key + " is set twice (" + at->second + " before)");
+  }
 }
 
 std::vector<targets::TargetSpec> TargetRequest::resolve(bool single) const {

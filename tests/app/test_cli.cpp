@@ -449,6 +449,10 @@ BOOST_AUTO_TEST_CASE(a_formula_with_a_sign_after_the_options_end_is_a_formula) {
   const Run trained = run("train --heads 1 --E 8 --steps 5 --batch 8 --val-size 32 --set T=4 "
                           "--formula '-max(t) dot(a, x[t])'");
   BOOST_TEST(trained.code == 0, trained.out);
+  // A name set twice is refused, not the last one taken unseen.
+  const Run twice = run("construct --heads 1 --set T=8 --set T=16 'max(t) dot(a, x[t])'");
+  BOOST_TEST(twice.code == 2);
+  BOOST_TEST(contains(twice.out, "--set T=16: T is set twice (T=8 before)"), twice.out);
   const Run bad = run("plan 'max(t) dot(a, x[t])' --heads 1,x");
   BOOST_TEST(bad.code == 2);
   BOOST_TEST(contains(bad.out, "--heads: error: heads must be positive integers separated by commas, e.g. 2,2 (got '1,x')"));
