@@ -40,6 +40,11 @@ void add_construct(CLI::App& app, Context& ctx) {
                   "hidden width of the MLP encoder, used where layer 1 reads a token-wise feature "
                   "that is not linear in x (0: the FFN width)")
       ->capture_default_str();
+  cmd->add_option("--mask-features", options->mask_features,
+                  "content features of a mask without positions (s != t): hat functions of one "
+                  "projection of the token, a stream coordinate and a key dimension each; more "
+                  "make the mask's error rarer")
+      ->capture_default_str();
   cmd->add_option("--samples", options->samples, "fresh sequences the NMSE is measured on")
       ->capture_default_str();
   // Seeds by train's own parser (a sign is refused, not wrapped around), as Python's.

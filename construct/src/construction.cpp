@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <Eigen/SVD>
@@ -34,6 +35,8 @@ void ConstructOptions::validate() const {
     throw InputError("--encoder-width must be 0 (the FFN width) or between 4 and 1048576");
   if (readout_width != 0 && (readout_width < 4 || readout_width > 1 << 20))
     throw InputError("--readout-width must be 0 (the FFN width) or between 4 and 1048576");
+  if (mask_features < 2 || mask_features > 4096)
+    throw InputError("--mask-features must be between 2 and 4096");
   if (samples < 16 || samples > 1 << 22) throw InputError("--samples must be between 16 and 4194304");
   if (calibration < 16 || calibration > 1 << 20)
     throw InputError("the calibration sequences must be between 16 and 1048576");
@@ -71,6 +74,8 @@ struct Job {
   long into = 0;  ///< -1: a coordinate given out once the FFN has freed what it erases
   std::string what;
   std::function<void(long)> placed;  ///< told the coordinate given out
+  /// f as a ridge sum known in advance (a feature the constructor designed): no decomposition.
+  std::optional<detail::RidgeSum> known;
 };
 
 /// A step function the FFN after a layer computes at the input tokens: 0 where u <= -delta, 1
@@ -649,27 +654,19 @@ class Lowering {
                                                q.form.unknown.empty() ? "not recorded" : q.form.unknown));
     }
     for (const targets::IndexConstraint& c : q.form.constraints) {
-      const std::string text = fmt::format("{} {} {}", c.left, c.strict_order ? "<" : "!=", c.right);
-      // The engine plans an order mask without positions only where the body is symmetric in
-      // the two indices (E4: s < t gives the values of s != t), so either way the missing rule is
-      // the constructor's.
-      if (!plan_.architecture.encodes_positions()) {
-        throw Failure("constructor",
-                      fmt::format("{}: the mask {} compares the candidate's position with the "
-                                  "holder's, and the architecture has no positional encoding "
-                                  "(the constructor builds masks from positions only; none "
-                                  "without them is known to it{})",
-                                  step, text,
-                                  c.strict_order ? ", nor the symmetric body's s != t reading"
-                                                 : ""));
-      }
       const std::set<std::string> named{c.left, c.right};
       if (q.form.at.empty() || named != std::set<std::string>{q.form.index, q.form.at}) {
-        throw Failure("constructor", fmt::format("{}: the mask {} is not between the candidate {} "
-                                                 "and the holder's token",
-                                                 step, text, q.form.index));
+        throw Failure("constructor", fmt::format("{}: the mask {} {} {} is not between the "
+                                                 "candidate {} and the holder's token",
+                                                 step, c.left, c.strict_order ? "<" : "!=",
+                                                 c.right, q.form.index));
       }
     }
+    // Without positions the mask is s != t by content (content_mask). The engine plans an order
+    // mask there only where the body is symmetric in the two indices (E4: s < t gives the
+    // values of s != t), and the measured NMSE checks that reading.
+    if (!q.form.constraints.empty() && !plan_.architecture.encodes_positions())
+      request_content_features(s.layer - 1);
     const int id = by_name_.at(s.quantity);
     if (q.form.below >= 0) {
       if (!q.form.at.empty()) {
@@ -748,6 +745,63 @@ class Lowering {
     auto [it, fresh] = feature_layer_.emplace(piece.key, ffn_layer);
     if (!fresh) it->second = std::min(it->second, ffn_layer);
     feature_functions_.emplace(piece.key, piece.f);
+  }
+
+  /// The content features a mask without positions reads (THEORY.md section 4: a token tells
+  /// itself from the others by content): m = --mask-features hat functions of one projection
+  /// z = u . x of the token, centred at quantiles of z (1 % to 99 %), the outer two flat beyond.
+  /// They sum to 1, so a token's features have a product of at least 1/2 with themselves, and 0
+  /// with a token whose z lies two centres away or more. Computed exactly (their kinks are
+  /// known) by the FFN after `ffn_layer` (0: the encoder) at every input token.
+  void request_content_features(long ffn_layer) {
+    if (content_keys_.empty()) {
+      const long m = options_.mask_features;
+      Rng rng(derive_seed(options_.seed, {61}));
+      Eigen::VectorXd u(d_);
+      for (long i = 0; i < d_; ++i) u(i) = rng.normal();
+      u.normalize();
+      constexpr long kSequences = 512;
+      Eigen::MatrixXd x(d_, kSequences * tokens_);
+      Eigen::VectorXd y(kSequences);
+      numeric::draw_samples(*task_, derive_seed(options_.seed, {67}), 0, kSequences, x, y);
+      Eigen::VectorXd z = x.transpose() * u;
+      std::sort(z.begin(), z.end());
+      std::vector<double> centres;
+      for (long i = 0; i < m; ++i) {
+        const double q = 0.01 + 0.98 * static_cast<double>(i) / static_cast<double>(m - 1);
+        const double c = z(std::lround(q * static_cast<double>(z.size() - 1)));
+        if (centres.empty() || c > centres.back()) centres.push_back(c);
+      }
+      if (centres.size() < 2) {
+        throw Failure("constructor", "a mask without positions tells tokens apart by content, "
+                                     "and the tokens' projection takes one value");
+      }
+      content_centres_ = centres;
+      const auto count = static_cast<long>(centres.size());
+      for (long i = 0; i < count; ++i) {
+        const auto at = [&](long j) { return centres[static_cast<std::size_t>(j)]; };
+        const double left = i > 0 ? at(i - 1) : at(i) - 1;  // the outer hats are flat beyond
+        const double right = i + 1 < count ? at(i + 1) : at(i) + 1;
+        const double centre = at(i);
+        const bool first = i == 0;
+        const bool last = i + 1 == count;
+        auto hat = [=](double v) {
+          if (v <= centre) return first ? 1.0 : std::max(0.0, (v - left) / (centre - left));
+          return last ? 1.0 : std::max(0.0, (right - v) / (right - centre));
+        };
+        const std::string key = fmt::format("content feature {} of {} (a hat of u.x)", i + 1, count);
+        detail::RidgeSum known;
+        known.linear = Eigen::VectorXd::Zero(d_);
+        known.ridges.push_back(detail::Ridge{u, hat, {left - 1, left, centre, right, right + 1}});
+        feature_known_.emplace(key, known);
+        feature_functions_.emplace(key, [u, hat](const Eigen::VectorXd& token) { return hat(u.dot(token)); });
+        content_keys_.push_back(key);
+      }
+    }
+    for (const std::string& key : content_keys_) {
+      auto [it, fresh] = feature_layer_.emplace(key, ffn_layer);
+      if (!fresh) it->second = std::min(it->second, ffn_layer);
+    }
   }
 
   // ------------------------------------------------------------------ building
@@ -853,8 +907,11 @@ class Lowering {
       std::vector<long> inputs;
       for (long j = 0; j < d_; ++j) inputs.push_back(Network::kToken + j);
       // `name`: Clang 14 cannot capture a structured binding (scripts/fuzz.sh builds with it).
+      const auto known = feature_known_.find(key);
       jobs.push_back(Job{Class::kInputs, inputs, feature_functions_.at(key), -1, "feature " + key,
-                         [this, name = key](long into) { features_[name] = into; }});
+                         [this, name = key](long into) { features_[name] = into; },
+                         known == feature_known_.end() ? std::nullopt
+                                                       : std::optional<detail::RidgeSum>(known->second)});
       described_.push_back(level == 0 ? fmt::format("encoder: computes {} at every input token", key)
                                       : fmt::format("FFN {}: computes {} at every input token", level, key));
     }
@@ -1191,7 +1248,8 @@ class Lowering {
                          -1, q.name + "'s value",
                          [this, at, id](long into) {
                            values_[static_cast<int>(at)][id] += network_->unit(into);
-                         }});
+                         },
+                         std::nullopt});
       if (cross && !fetch_x) {
         for (const long c : fetched) erasures.emplace_back(c, std::nullopt);
       }
@@ -1206,8 +1264,13 @@ class Lowering {
 
   /// The quantity's index constraints as a mask: the candidate s is out where (s, t) breaks one,
   /// t the holder's token. Query and key read the one-hot positions: T key dimensions, query
-  /// row s = -penalty [(s, t) masked] as a linear form of t's one-hot code.
+  /// row s = -penalty [(s, t) masked] as a linear form of t's one-hot code. Without positions,
+  /// s != t by content.
   void mask(int id, const Quantity& q, Role& role, const std::string& step) {
+    if (!plan_.architecture.encodes_positions()) {
+      content_mask(role, step);
+      return;
+    }
     const std::vector<long>& code = one_hot(step);
     std::vector<bool> has_candidates(static_cast<std::size_t>(tokens_ + 1), false);
     const double scale = Network::kPenalty;  // set_head scales queries by beta
@@ -1234,6 +1297,22 @@ class Lowering {
     for (long holder = 1; holder <= tokens_; ++holder) {
       if (!has_candidates[static_cast<std::size_t>(holder)]) undefined_at_[id].push_back(holder);
     }
+  }
+
+  /// s != t without positions: one key dimension per content feature, the holder's query the
+  /// penalty times its own features. The candidate s = t loses at least half the penalty; a
+  /// candidate loses part of it only where its projection lies within two centres of the
+  /// holder's, the construction's error (the finer the grid, the rarer: --mask-features).
+  void content_mask(Role& role, const std::string& step) {
+    for (const std::string& key : content_keys_) {
+      const Form feature = network_->unit(features_.at(key));
+      role.query.push_back(-Network::kPenalty * feature);
+      role.key.push_back(feature);
+    }
+    described_.push_back(fmt::format("{}: the mask s != t by content: {} hat functions of u.x "
+                                     "(centres {:.3g} to {:.3g}), a key dimension each",
+                                     step, content_keys_.size(), content_centres_.front(),
+                                     content_centres_.back()));
   }
 
   /// Step j of a readout's k-th largest takes the candidates below step j - 1's score. The head
@@ -1372,7 +1451,7 @@ class Lowering {
       try {
         job.into = network_->allocate(job.what, name);
       } catch (const Failure& f) {
-        if (!encoder) throw;
+        if (!encoder || job.known) throw;  // a content feature: the mask's width, E's shortfall
         // The engine counts what each token holds; this layout keeps x beside the features and
         // gives each token class's values coordinates of their own.
         throw Failure("constructor", std::string(f.what()) + " (the constructor keeps x beside "
@@ -1403,7 +1482,8 @@ class Lowering {
       }
       std::string why;
       const std::optional<detail::RidgeSum> r =
-          detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why, data);
+          job.known ? job.known
+                    : detail::decompose(job.f, scale, derive_seed(options_.seed, {43}), why, data);
       if (!r) {
         throw Failure("constructor", fmt::format("{} {}: {} is not one FFN level's function: {}",
                                                  name, class_name(job.at), job.what, why));
@@ -1418,7 +1498,26 @@ class Lowering {
         gate(units[units.size() - 2], job.at, one_class, gate_of);
         gate(units.back(), job.at, one_class, gate_of);
       }
-      for (const detail::Ridge& ridge : r->ridges) ridges.push_back(Pending{&job, ridge});
+      for (const detail::Ridge& ridge : r->ridges) {
+        if (ridge.kinks.empty()) {
+          ridges.push_back(Pending{&job, ridge});
+          continue;
+        }
+        // Piecewise linear with known kinks: exact on them, whatever the width.
+        Form w = network_->zero();
+        for (std::size_t i = 0; i < job.inputs.size(); ++i) w(job.inputs[i]) += ridge.direction(static_cast<long>(i));
+        const detail::Interpolant exact = detail::interpolate_at(ridge.shape, ridge.kinks);
+        constants[job.at][job.into] += exact.constant;
+        for (std::size_t k = 0; k < exact.breaks.size(); ++k) {
+          if (exact.weights[k] == 0) continue;
+          units.push_back(Unit{w, -exact.breaks[k], job.into, exact.weights[k]});
+          gate(units.back(), job.at, one_class, gate_of);
+        }
+        if (exact.weights.back() != 0) {
+          units.push_back(Unit{-w, exact.low, job.into, exact.weights.back()});
+          gate(units.back(), job.at, one_class, gate_of);
+        }
+      }
     }
     const long width = encoder       ? network_->config().encoder_hidden()
                        : readout_mlp ? network_->config().readout_width
@@ -1426,6 +1525,14 @@ class Lowering {
     // The encoder's pass-through of x (and positions) is already there.
     const long fixed = network_->units(layer) + static_cast<long>(units.size()) +
                        static_cast<long>(constants.size());
+    if (fixed > width) {
+      throw Failure("width", fmt::format("{} needs {} exact units: width {} is too small (use {} >= {})",
+                                         name, fixed, width,
+                                         encoder ? "--encoder-width"
+                                         : readout_mlp && options_.readout_width > 0 ? "--readout-width"
+                                                                                     : "--ffn-width",
+                                         fixed));
+    }
     long knots = 0;
     if (!ridges.empty()) {
       knots = (width - fixed) / static_cast<long>(ridges.size());
@@ -1761,6 +1868,9 @@ class Lowering {
   std::map<std::string, std::optional<std::pair<Eigen::VectorXd, double>>> affine_;
   std::map<std::string, long> feature_layer_;
   std::map<std::string, std::function<double(const Eigen::VectorXd&)>> feature_functions_;
+  std::map<std::string, detail::RidgeSum> feature_known_;  ///< features written exactly
+  std::vector<std::string> content_keys_;  ///< the content features, in order
+  std::vector<double> content_centres_;    ///< their hats' centres on u.x
   std::map<std::string, long> features_;
   std::array<std::map<int, Form>, 2> values_;
   /// A mean's values, by (quantity, component): a form per entry.

@@ -87,7 +87,7 @@ std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scal
         const double lambda = eigen.eigenvalues()(j);
         if (std::abs(lambda) <= 1e-12 * largest) continue;
         out.ridges.push_back(Ridge{eigen.eigenvectors().col(j),
-                                   [lambda](double u) { return lambda * u * u; }});
+                                   [lambda](double u) { return lambda * u * u; }, {}});
       }
       return out;
     }
@@ -128,26 +128,31 @@ std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scal
   }
   out.constant = 0;
   out.linear = across;
-  out.ridges.push_back(Ridge{w, [f, w](double u) { return f(u * w); }});
+  out.ridges.push_back(Ridge{w, [f, w](double u) { return f(u * w); }, {}});
   return out;
 }
 
 Interpolant interpolate(const std::function<double(double)>& g, double low, double high,
                         long knots) {
-  Interpolant p;
-  p.low = low;
-  p.high = high;
-  p.constant = g(low);
+  std::vector<double> points;
   const double step = (high - low) / static_cast<double>(knots - 1);
+  for (long i = 0; i < knots; ++i) points.push_back(low + step * static_cast<double>(i));
+  return interpolate_at(g, points);
+}
+
+Interpolant interpolate_at(const std::function<double(double)>& g, const std::vector<double>& points) {
+  Interpolant p;
+  p.low = points.front();
+  p.high = points.back();
+  p.constant = g(p.low);
   double previous = 0;
-  for (long i = 0; i + 1 < knots; ++i) {
-    const double a = low + step * static_cast<double>(i);
-    const double slope = (g(a + step) - g(a)) / step;
-    p.breaks.push_back(a);
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    const double slope = (g(points[i + 1]) - g(points[i])) / (points[i + 1] - points[i]);
+    p.breaks.push_back(points[i]);
     p.weights.push_back(slope - previous);
     previous = slope;
   }
-  // Below the grid, the first segment continues.
+  // Below the points, the first segment continues.
   p.weights.push_back(-p.weights.front());
   return p;
 }

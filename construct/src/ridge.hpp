@@ -20,6 +20,9 @@ using Function = std::function<double(const Eigen::VectorXd&)>;
 struct Ridge {
   Eigen::VectorXd direction;            ///< w: the function reads w . z
   std::function<double(double)> shape;  ///< g
+  /// Where g is known to be piecewise linear: points holding all its kinks, beyond which it is
+  /// linear; it is then written on them exactly (interpolate_at), not on the width's grid.
+  std::vector<double> kinks;
 };
 
 /// f(z) = constant + linear . z + sum_j g_j(w_j . z).
@@ -50,6 +53,9 @@ struct Interpolant {
 };
 Interpolant interpolate(const std::function<double(double)>& g, double low, double high,
                         long knots);
+/// The ReLU interpolant of g on the increasing `points` (at least two; linear beyond them): exact
+/// where g is piecewise linear with its kinks among them. points.size() units.
+Interpolant interpolate_at(const std::function<double(double)>& g, const std::vector<double>& points);
 /// The interpolant's value (to check it, and for its error).
 double value(const Interpolant& p, double u);
 

@@ -224,20 +224,22 @@ def plan(target, *, heads=None, E=None, head_dim=0, set=None, d=None, pe=None, n
 
 
 def construct(target, *, heads, E=None, head_dim=0, set=None, d=None, pe=None, name=None,
-              beta=None, ffn_width=None, readout_width=None, samples=None, seed=None,
-              task_seed=None, format="data", catalogue=None, add=None):
+              beta=None, ffn_width=None, readout_width=None, encoder_width=None,
+              mask_features=None, samples=None, seed=None, task_seed=None, format="data",
+              catalogue=None, add=None):
     """The engine's plan compiled into the weights of its architecture and measured on fresh
     inputs, no training (``infoflow construct``; docs/constructions.md). The GIL is released
     while it builds.
 
     Target and architecture as for :func:`derive` (heads required); beta (the attention
-    scale), ffn_width, readout_width, samples, seed and task_seed as the command's options, with
-    its defaults.
+    scale), ffn_width, readout_width, encoder_width, mask_features, samples, seed and task_seed
+    as the command's options, with its defaults.
     format "data": the dict of ``construct --format json`` (built, failure, nmse, parameters,
     stream, ...); "text" or "json": the command's output.
     """
     options = dict(heads=heads, E=E, head_dim=head_dim, set=set, d=d, pe=pe, name=name,
-                   beta=beta, ffn_width=ffn_width, readout_width=readout_width, samples=samples,
+                   beta=beta, ffn_width=ffn_width, readout_width=readout_width,
+                   encoder_width=encoder_width, mask_features=mask_features, samples=samples,
                    seed=seed, task_seed=task_seed)
     directory, added = _catalogue_args(catalogue, add)
     return _infoflow.construct(_path(target, "target"), directory, added,

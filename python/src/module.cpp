@@ -470,6 +470,8 @@ construct::ConstructOptions construct_options(Options& o) {
   options.beta = o.real("beta", options.beta);
   options.ffn_width = o.integer("ffn_width", options.ffn_width);
   options.readout_width = o.integer("readout_width", options.readout_width);
+  options.encoder_width = o.integer("encoder_width", options.encoder_width);
+  options.mask_features = o.integer("mask_features", options.mask_features);
   options.samples = o.integer("samples", options.samples);
   options.seed = o.seed("seed", options.seed);
   options.task_seed = o.seed("task_seed", options.task_seed);

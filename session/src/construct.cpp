@@ -73,6 +73,7 @@ nlohmann::json construction_json(const construct::Construction& c,
   j["readout_width"] = c.config.readout_width;
   j["encoder"] = numeric::to_string(c.config.encoder);
   j["encoder_width"] = c.config.encoder_hidden();
+  j["mask_features"] = o.mask_features;
   j["knots"] = c.knots;
   j["ffn_units"] = c.ffn_units;
   j["seed"] = o.seed;

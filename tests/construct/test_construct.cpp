@@ -77,16 +77,30 @@ cn::ConstructOptions quick() {
 }
 
 /// `b` again at each head dimension its width failure names, until it is built or fails for
-/// another reason; whether a wider build succeeded.
+/// another reason, and at twice the E while the stream is short (up to E = 256: a content mask's
+/// 64 features need E >= 64 more); whether a wider build succeeded.
 bool widen(Built& b, const std::string& formula, const std::vector<long>& heads,
            const tg::Bindings& set, bool positional) {
   long head_dim = 4;
-  while (!b.construction.built && b.construction.failed_in == "width") {
-    BOOST_TEST_REQUIRE(b.construction.head_dim_needed > head_dim, b.construction.failure);
-    head_dim = b.construction.head_dim_needed;
-    b = build(formula, heads, 8, set, 16, head_dim, quick(), positional);
+  long embedding = 16;
+  while (!b.construction.built) {
+    if (b.construction.failed_in == "width") {
+      BOOST_TEST_REQUIRE(b.construction.head_dim_needed > head_dim, b.construction.failure);
+      head_dim = b.construction.head_dim_needed;
+    } else if (b.construction.failed_in == "embedding" && embedding < 256) {
+      embedding *= 2;
+    } else {
+      break;
+    }
+    b = build(formula, heads, 8, set, embedding, head_dim, quick(), positional);
   }
   return b.construction.built;
+}
+
+/// Whether the construction masks s != t by content (no positions): its error is the mask's.
+bool masked_by_content(const cn::Construction& c) {
+  return std::any_of(c.steps.begin(), c.steps.end(),
+                     [](const std::string& s) { return s.find("s != t by content") != std::string::npos; });
 }
 
 /// An efficient plan's construction that failed says why, and the cause is a shortfall of E or
@@ -298,6 +312,31 @@ BOOST_AUTO_TEST_CASE(an_encoder_too_narrow_is_said_with_the_width_needed) {
   BOOST_TEST(fits.construction.config.encoder_hidden() == 64);
 }
 
+/// Issue 45 item 6: s != t needs no positions (THEORY.md section 4). The seed's depth-separation
+/// target on (1,1) without positional encoding: each token excludes itself by content features
+/// (hats of one projection, a key dimension each), so the head needs d = 4 key dimensions for
+/// the product and m for the mask, and the error, where another token's projection falls near
+/// the holder's, falls as m grows (0.06 at m = 16, 0.0096 at m = 64 on 1,024 sequences).
+BOOST_AUTO_TEST_CASE(a_mask_without_positions_is_built_by_content_and_errs_less_with_more_features) {
+  const std::string formula = "min(s != t) dot(x[s], x[t])";
+  cn::ConstructOptions few = quick();
+  few.mask_features = 16;
+  cn::ConstructOptions many = quick();
+  many.mask_features = 64;
+  const Built narrow = build(formula, {1, 1}, 8, {}, 96, 4, many);
+  BOOST_TEST(narrow.construction.failed_in == "width");
+  BOOST_TEST(narrow.construction.head_dim_needed == 4 + 64);
+  const Built coarse = build(formula, {1, 1}, 8, {}, 96, 68, few);
+  const Built fine = build(formula, {1, 1}, 8, {}, 96, 68, many);
+  BOOST_TEST_REQUIRE(coarse.construction.built, coarse.construction.failure);
+  BOOST_TEST_REQUIRE(fine.construction.built, fine.construction.failure);
+  BOOST_TEST(masked_by_content(fine.construction));
+  BOOST_TEST_MESSAGE("NMSE " << coarse.construction.nmse << " at 16 features, "
+                             << fine.construction.nmse << " at 64");
+  BOOST_TEST(fine.construction.nmse <= 0.5 * coarse.construction.nmse);
+  BOOST_TEST(fine.construction.nmse <= 0.02);
+}
+
 /// The engine's rows that one layer does since layer 1 may read token-wise features (the rows
 /// whose reason names the token-wise encoder): built, or refused for the constructor's own
 /// reasons; never for the engine's, which now reads the encoder's features before layer 1.
@@ -343,6 +382,7 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
   long built = 0;
   long built_wider = 0;
   long above = 0;
+  long by_content = 0;
   long not_measured = 0;
   for (const toml::node& node : *table["case"].as_array()) {
     const toml::table& row = *node.as_table();
@@ -373,7 +413,22 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
       ++efficient;
       if (b.construction.built) ++built;
       else if (widen(b, formula, heads, set, positional)) ++built_wider;
-      if (b.construction.built) {
+      if (b.construction.built && masked_by_content(b.construction)) {
+        // The mask's error (docs/constructions.md): 0.01 for a minimum of products, whose pair
+        // is rarely alike; up to 0.2 for a maximum, whose pair is, at 64 features and T = 8.
+        ++by_content;
+        BOOST_TEST_MESSAGE("by content, at E = " << b.construction.config.embedding << " and n = "
+                                                 << b.construction.config.head_dim << ": " << formula
+                                                 << ": NMSE " << b.construction.nmse);
+        BOOST_TEST(b.construction.nmse <= 0.25);
+      } else if (b.construction.built && b.construction.config.embedding > 16) {
+        // Built at a larger E only: sum(i = 1..D) max(s, t) bilinear(...) on (3,3) at E = 32,
+        // where 3 x 3 heads leave the FFN 9 knots a product at W = 256 (0.04; 5.7e-5 at W =
+        // 1,024, `infoflow construct ... --E 32 --head-dim 4 --ffn-width 1024`).
+        BOOST_TEST_MESSAGE("at E = " << b.construction.config.embedding << ": " << formula
+                                     << ": NMSE " << b.construction.nmse);
+        BOOST_TEST(b.construction.nmse <= 0.1);
+      } else if (b.construction.built) {
         // At the table's W = 256 and beta = 1,000 a few stop between 1e-3 and 6e-3: their FFN
         // interpolates a product of two 4-vectors (or a selection's near-ties average tokens);
         // docs/constructions.md gives their figures.
@@ -385,15 +440,18 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
     }
   }
   BOOST_TEST_MESSAGE("constructed " << built << " of " << efficient
-                                    << " efficient rows at n = 4, and " << built_wider
-                                    << " more at the head dimension their steps need (" << above
-                                    << " of all these above NMSE 1e-3; " << not_measured
+                                    << " efficient rows at n = 4 and E = 16, and " << built_wider
+                                    << " more at the n and E their steps need (" << by_content
+                                    << " with a mask by content; " << above
+                                    << " of the others above NMSE 1e-3; " << not_measured
                                     << " left to the command, too costly to measure here)");
   BOOST_TEST(efficient >= 90);
   // 64 while the readout token was a key (it took a key dimension); 71 before layer 1 read the
   // encoder's token-wise features; 80 before the planner oracle's R1 (max |L| on one head).
   BOOST_TEST(built >= 84);
-  BOOST_TEST(built + built_wider >= 89);
+  // 89 before masks without positions were built by content (issue 45), and E widened.
+  BOOST_TEST(built + built_wider >= 100);
+  BOOST_TEST(by_content >= 9);
   // The sixth, min(t by abs(dot(a, x[t]))) dot(b, x[t]) (1.6e-3), is the softmax's: the smallest
   // |y| of 8 is often near-tied, and at beta = 10,000 it reaches 3.4e-6.
   BOOST_TEST(above <= 6);
@@ -430,7 +488,10 @@ BOOST_AUTO_TEST_CASE(generated_targets_derive_calls_efficient_compile_or_say_why
                                            << ": " << b.construction.failure);
           check_refusal(b);
         } else {
-          BOOST_TEST(b.construction.nmse <= 1e-2, b.construction.nmse);
+          // A mask by content errs where another token's projection is near the holder's
+          // (-0.5 sum(t) sqnorm(x[t]) + max(s != t) dot(x[s], x[t]): 0.18 at 64 features).
+          BOOST_TEST(b.construction.nmse <= (masked_by_content(b.construction) ? 0.25 : 1e-2),
+                     b.construction.nmse);
         }
         break;
       }
@@ -440,7 +501,8 @@ BOOST_AUTO_TEST_CASE(generated_targets_derive_calls_efficient_compile_or_say_why
                                            << "(2,2), (3,3); " << built << " built at n = 4, "
                                            << built_wider << " more at the n their steps need");
   BOOST_TEST(efficient >= 25);
-  BOOST_TEST(built + built_wider >= 17);  // 17 of 29 (2026-12-07)
+  // 17 of 29 before masks without positions were built by content (2026-12-07), 19 after.
+  BOOST_TEST(built + built_wider >= 19);
 }
 
 /// Where no function is interpolated (knots 0: retrievals and linear readouts), the only error

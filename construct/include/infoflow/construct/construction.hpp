@@ -31,6 +31,10 @@ struct ConstructOptions {
   /// The MLP encoder's hidden width, where a plan's layer 1 reads a token-wise feature that is
   /// not linear in x (the linear encoder otherwise); 0: W.
   long encoder_width = 0;
+  /// The content features a mask without positions (s != t) reads: hat functions of one
+  /// projection of the token, a stream coordinate and a key dimension each. The mask errs where
+  /// two tokens' projections fall within two hats of each other: the more, the rarer.
+  long mask_features = 64;
   std::uint64_t seed = 1;       ///< the measured inputs; calibration draws from seed + 1
   long samples = 4096;          ///< sequences measured
   long calibration = 4096;      ///< sequences the grids' ranges are read from (as many as measured)
