@@ -424,10 +424,10 @@ class Lowering {
   const std::vector<long>& one_hot(const std::string& step) {
     if (!one_hot_.empty()) return one_hot_;
     if (network_->free() < tokens_) {
-      throw Failure("constructor", fmt::format("{}: a mask reads the positions one-hot, T = {} "
-                                               "coordinates of the stream, and {} are free (the "
-                                               "constructor knows no narrower mask)",
-                                               step, tokens_, network_->free()));
+      throw Failure("embedding", fmt::format("{}: a mask reads the positions one-hot, T = {} "
+                                             "coordinates of the stream, and {} are free (E >= {})",
+                                             step, tokens_, network_->free(),
+                                             plan_.architecture.embedding + tokens_ - network_->free()));
     }
     for (long p = 1; p <= tokens_; ++p) {
       one_hot_.push_back(network_->allocate("the position, one-hot", step));
@@ -889,6 +889,8 @@ class Lowering {
       for (auto& [head, roles] : heads) network_->set_head(l, head, roles[0], roles[1], head_steps[head]);
       std::vector<Job> features = feature_jobs(l + 1);
       jobs.insert(jobs.end(), std::make_move_iterator(features.begin()), std::make_move_iterator(features.end()));
+      std::vector<Job> hats = threshold_jobs(l);
+      jobs.insert(jobs.end(), std::make_move_iterator(hats.begin()), std::make_move_iterator(hats.end()));
       if (l + 1 == layers) {
         std::vector<Job> first = first_level(l);
         jobs.insert(jobs.end(), std::make_move_iterator(first.begin()), std::make_move_iterator(first.end()));
@@ -1136,7 +1138,13 @@ class Lowering {
       for (const long p : undefined->second)
         role.score -= Network::kPenalty * network_->unit(one_hot_.at(static_cast<std::size_t>(p - 1)));
     }
-    if (q.form.below >= 0) {
+    if (q.form.below >= 0 && threshold_masks_.count(id) != 0) {
+      // Below the step before, by content (threshold_jobs).
+      for (const long c : threshold_masks_.at(id)) {
+        role.query.push_back(-Network::kPenalty * network_->unit(c));
+        role.key.push_back(network_->unit(c));
+      }
+    } else if (q.form.below >= 0) {
       // Below the step before: the tokens at or above its score are flagged by the FFN before.
       const auto flag = rank_masks_.find(id);
       if (flag == rank_masks_.end()) {
@@ -1315,8 +1323,9 @@ class Lowering {
                                      content_centres_.back()));
   }
 
-  /// Step j of a readout's k-th largest takes the candidates below step j - 1's score. The head
-  /// of step j - 1 acts alike at the input tokens, so that each holds that score; the FFN after
+  /// Step j of a k-th largest takes the candidates below step j - 1's score. At the readout,
+  /// the head of step j - 1 acts alike at the input tokens, so that each holds that score (a
+  /// chain at the input tokens holds it already); the FFN after
   /// the layer flags the tokens at or above it (a clamp of the difference, exact outside a band
   /// below it of kClampBand times the difference's range); step j's score takes the penalty on
   /// the flag.
@@ -1325,34 +1334,113 @@ class Lowering {
     const int id = by_name_.at(s.quantity);
     const std::string step = label(s);
     const int next = chained_.at(id);
-    if (at != Class::kReadout) {
-      throw Failure("constructor", step + ": a k-th largest's step at the input tokens (the "
-                                          "constructor masks the readout's chains only)");
-    }
-    if (twin.used) {
-      throw Failure("constructor", fmt::format("{}: the chain's mask needs this head at the input "
-                                               "tokens too, and another step uses it there",
-                                               step));
-    }
     const auto held = own_score_.find(id);
     if (held == own_score_.end()) {
       throw Failure("constructor", step + ": the step fetches no score of its own to compare with");
     }
     if (!role.query.empty()) {
-      throw Failure("constructor", step + ": the chain's score reads the holder, which the input "
-                                          "tokens hold otherwise than the readout");
+      throw Failure("constructor", step + ": the chain's score reads the holder, so the "
+                                          "threshold differs from token to token");
     }
-    twin.used = true;
-    twin.score = role.score;
+    // A chain at the input tokens (a global k-th largest each token computes) holds the step's
+    // score there already; one at the readout has the head act alike at the input tokens.
+    if (at == Class::kReadout) {
+      if (twin.used) {
+        // The head is taken at the input tokens: the readout compares by content instead.
+        thresholds_.push_back(Threshold{id, next, held->second, candidate_score_.at(id), step});
+        return;
+      }
+      twin.used = true;
+      twin.score = role.score;
+    }
     const long flag = network_->allocate(
         fmt::format("1 at the tokens at or above {}'s score (the mask of {})", program_.quantities[static_cast<std::size_t>(id)].name,
                     program_.quantities[static_cast<std::size_t>(next)].name),
         step);
     clamps.push_back(Clamp{candidate_score_.at(id) - network_->unit(held->second), flag});
     rank_masks_[next] = flag;
-    described_.push_back(fmt::format("{}: the same retrieval at every input token, and the FFN "
-                                     "after the layer flags the tokens at or above its score",
-                                     step));
+    described_.push_back(fmt::format("{}: {}the FFN after the layer flags the tokens at or above "
+                                     "its score",
+                                     step, at == Class::kReadout ? "the same retrieval at every input token, and " : ""));
+  }
+
+  /// A readout chain's step whose head the input tokens use for another step: the next step's
+  /// candidates are masked by content against the score the readout holds. The FFN after the
+  /// layer computes m hats of that score at the readout and the same hats of each input token's
+  /// own score, into the same m coordinates (each class its own); the next step's query is
+  /// -penalty times the readout's hats, its key the candidate's. The hats are centred at
+  /// quantiles of the held score (the largest's distribution, where the comparison is made),
+  /// the last flat above. The step's own token (score equal to the held one) is out; so is a
+  /// runner-up within two centres of it, the construction's error (--mask-features).
+  std::vector<Job> threshold_jobs(long layer) {
+    std::vector<Job> jobs;
+    if (thresholds_.empty()) return jobs;
+    const Eigen::MatrixXd states = calibration_states(layer);
+    for (const Threshold& t : thresholds_) {
+      std::vector<double> held;
+      for (long c = 0; c < states.cols(); ++c) {
+        if (column_at(layer, c, Class::kReadout)) held.push_back(states(t.held, c));
+      }
+      std::sort(held.begin(), held.end());
+      const long m = options_.mask_features;
+      std::vector<double> centres;
+      for (long i = 0; i < m; ++i) {
+        const double q = 0.01 + 0.98 * static_cast<double>(i) / static_cast<double>(m - 1);
+        const double c = held[static_cast<std::size_t>(std::lround(q * static_cast<double>(held.size() - 1)))];
+        if (centres.empty() || c > centres.back()) centres.push_back(c);
+      }
+      if (centres.size() < 2) {
+        throw Failure("constructor", t.step + ": the held score takes one value: no content "
+                                              "tells its token from the others");
+      }
+      // The candidate's score as a ridge of the coordinates it reads.
+      std::vector<long> inputs;
+      std::vector<double> weights;
+      for (long c = 0; c < t.candidate.size(); ++c) {
+        if (t.candidate(c) == 0) continue;
+        inputs.push_back(c);
+        weights.push_back(t.candidate(c));
+      }
+      const Eigen::VectorXd direction = Eigen::Map<const Eigen::VectorXd>(weights.data(), static_cast<long>(weights.size()));
+      std::vector<long>& mask = threshold_masks_[t.next];
+      const auto count = static_cast<long>(centres.size());
+      for (long i = 0; i < count; ++i) {
+        const auto at = [&](long j) { return centres[static_cast<std::size_t>(j)]; };
+        const double left = i > 0 ? at(i - 1) : 2 * at(0) - at(1);
+        const double centre = at(i);
+        const bool last = i + 1 == count;
+        const double right = last ? centre + 1 : at(i + 1);
+        auto hat = [=](double v) {
+          if (v <= centre) return std::max(0.0, (v - left) / (centre - left));
+          return last ? 1.0 : std::max(0.0, (right - v) / (right - centre));
+        };
+        const std::vector<double> kinks{left - 1, left, centre, right, right + 1};
+        const long into = network_->allocate(
+            fmt::format("hat {} of {} of {}'s score (the mask of {})", i + 1, count,
+                        program_.quantities[static_cast<std::size_t>(t.id)].name,
+                        program_.quantities[static_cast<std::size_t>(t.next)].name),
+            t.step);
+        mask.push_back(into);
+        detail::RidgeSum at_readout;
+        at_readout.linear = Eigen::VectorXd::Zero(1);
+        at_readout.ridges.push_back(detail::Ridge{Eigen::VectorXd::Ones(1), hat, kinks});
+        jobs.push_back(Job{Class::kReadout, {t.held}, [hat](const Eigen::VectorXd& z) { return hat(z(0)); },
+                           into, "a hat of the held score", nullptr, at_readout});
+        detail::RidgeSum at_inputs;
+        at_inputs.linear = Eigen::VectorXd::Zero(direction.size());
+        at_inputs.ridges.push_back(detail::Ridge{direction, hat, kinks});
+        jobs.push_back(Job{Class::kInputs, inputs,
+                           [hat, direction](const Eigen::VectorXd& z) { return hat(direction.dot(z)); },
+                           into, "a hat of the candidate's score", nullptr, at_inputs});
+      }
+      described_.push_back(fmt::format("{}: the FFN after the layer computes {} hats of the held "
+                                       "score at the readout and of each input token's own, the "
+                                       "mask of {} by content",
+                                       t.step, count,
+                                       program_.quantities[static_cast<std::size_t>(t.next)].name));
+    }
+    thresholds_.clear();
+    return jobs;
   }
 
   // ------------------------------------------------------------------ FFNs
@@ -1607,12 +1695,26 @@ class Lowering {
 
   // ------------------------------------------------------------------ readout and measuring
 
-  /// The readout MLP computes the target's value, one job per additive term.
+  /// The readout MLP computes the target's value, one job per additive term; the terms that
+  /// read tokens by position are one job, since the positions' mean holds their sum only, and
+  /// it is their sum that must be a function of it (dot(c, x[1]) + dot(c, x[2]) is, neither
+  /// term alone is).
   void readout() {
     std::vector<Job> jobs;
+    std::vector<Value> by_position;
     for (const auto& [coefficient, term] : additive_terms(leveled(output_))) {
+      if (detail::reads_position(term)) {
+        by_position.push_back(coefficient == 1 ? term
+                                               : theorems::operation(K::kMul, {theorems::number(coefficient), term}));
+        continue;
+      }
       jobs.push_back(readout_job(term, coefficient, 0));
       jobs.back().what = "the term " + theorems::to_text(term) + " of the target's value";
+    }
+    if (!by_position.empty()) {
+      const Value sum = theorems::sum_of(std::move(by_position));
+      jobs.push_back(readout_job(sum, 1, 0));
+      jobs.back().what = "the terms " + theorems::to_text(sum) + " of the target's value";
     }
     ffn(network_->config().layers(), jobs, {}, true);
   }
@@ -1689,7 +1791,8 @@ class Lowering {
                          [&](const auto& x) { return theorems::same_value(value_of(x), e); });
     };
     for (const auto& [coefficient, term] : additive_terms(output_)) {
-      if (one_level(term, states)) continue;
+      // Terms read by position are read through their sum, as one (readout()).
+      if (detail::reads_position(term) || one_level(term, states)) continue;
       std::vector<const Value*> extrema;
       innermost_extrema(term, extrema);
       for (const Value* e : extrema) {
@@ -1884,6 +1987,16 @@ class Lowering {
   std::set<int> pending_values_;  ///< values the FFN of the layer being built completes
   std::vector<Value> pending_;  ///< first-level extrema asked of the last layer's FFN
   std::vector<std::pair<Value, long>> first_level_;  ///< ... and the coordinates they were put in
+  /// A chain's step masked by content at the readout (rank_mask, threshold_jobs).
+  struct Threshold {
+    int id = 0;      ///< the step whose score is the threshold
+    int next = 0;    ///< the step it masks
+    long held = 0;   ///< the readout's coordinate holding the score
+    Form candidate;  ///< the candidate's score, over the stream
+    std::string step;
+  };
+  std::vector<Threshold> thresholds_;  ///< this layer's, for its FFN
+  std::map<int, std::vector<long>> threshold_masks_;  ///< a chain's step -> its hats' coordinates
   std::map<int, long> rank_masks_;   ///< a chain's step -> the flag its candidates are masked by
   std::map<int, long> own_score_;    ///< a retrieval -> the coordinate of its fetched score
   std::map<int, Form> candidate_score_;  ///< a retrieval -> its score as the candidate's form
