@@ -99,7 +99,8 @@ class Keywords(unittest.TestCase):
 
     def test_construct(self):
         bad = dict(self.TARGET_AND_ARCHITECTURE, beta=BAD_NUMBERS, ffn_width=BAD_INTS,
-                   readout_width=(-1, BIG), samples=BAD_INTS, seed=(-1, BIG),
+                   readout_width=(-1, BIG), encoder_width=(-1, 2, BIG),
+                   mask_features=(0, 1, BIG), samples=BAD_INTS, seed=(-1, BIG),
                    task_seed=(-1, BIG))
         self.drive(lambda **k: infoflow.construct(FORMULA, format="text", **k),
                    ["construct", FORMULA], {"heads": [1], "samples": 16}, bad)
