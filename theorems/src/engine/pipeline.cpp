@@ -1,0 +1,145 @@
+// The registry: every pass of the engine in the one order it runs them, and the runners of the
+// three stages. A new pass: its function and its Pass in its rule's file, its line here and its
+// place in kPasses.
+#include "pipeline.hpp"
+
+#include <fmt/format.h>
+
+#include "infoflow/core/error.hpp"
+
+namespace infoflow::theorems {
+
+namespace detail {
+
+extern const Pass kScopePass;
+extern const Pass kCanonicalFormsPass;
+extern const Pass kDefinedPass;
+extern const Pass kReadingsPass;
+extern const Pass kConstantTargetPass;
+extern const Pass kWalkPass;
+extern const Pass kIdleConstraintsPass;
+extern const Pass kConstantReductionPass;
+extern const Pass kFactorsPass;
+extern const Pass kMeanPass;
+extern const Pass kRankedPass;
+extern const Pass kAbsoluteMaximumPass;
+extern const Pass kEliminationPass;
+extern const Pass kComparisonsPass;
+extern const Pass kTokenOrderPass;
+extern const Pass kOutsidePass;
+extern const Pass kNotComputablePass;
+extern const Pass kPositionsUnencodedPass;
+extern const Pass kBlockedPass;
+extern const Pass kPlacementPass;
+extern const Pass kPricingPass;
+extern const Pass kKthRetrievalPass;
+
+namespace {
+
+// The scope is read on the formula as written; C0's form is what every pass after it reads. The
+// readings need the operands canonical, the walk the readings' tree. A token reduction goes to
+// the first reduction pass that compiles it: constraints and constants before anything is made,
+// then the factors every rule reads, a sum (R6) and a k-th largest (R2) before the extrema, |L|'s
+// two retrievals (second reading) before the elimination, which takes whatever is left. The
+// comparison tree is counted once the walk is done, and E4 decides on the whole formula. Per
+// architecture: the verdicts no placement changes first, then the placement and its price, and
+// Theorem 2's route last, where the chains found no efficient plan.
+const Pass* const kPasses[] = {
+    &kScopePass,
+    &kCanonicalFormsPass,
+    &kDefinedPass,
+    &kReadingsPass,
+    &kConstantTargetPass,
+    &kWalkPass,
+    &kIdleConstraintsPass,
+    &kConstantReductionPass,
+    &kFactorsPass,
+    &kMeanPass,
+    &kRankedPass,
+    &kAbsoluteMaximumPass,
+    &kEliminationPass,
+    &kComparisonsPass,
+    &kTokenOrderPass,
+    &kOutsidePass,
+    &kNotComputablePass,
+    &kPositionsUnencodedPass,
+    &kBlockedPass,
+    &kPlacementPass,
+    &kPricingPass,
+    &kKthRetrievalPass,
+};
+
+void run_target_stage(Compilation& state) {
+  for (const Pass* pass : state.passes) {
+    if (pass->stage != Stage::kTarget) continue;
+    pass->on_target(state);
+    if (state.done) return;
+  }
+}
+
+const char* stage_text(Stage stage) {
+  switch (stage) {
+    case Stage::kTarget:
+      return "once per target and reading";
+    case Stage::kReduction:
+      return "each token reduction the walk meets: the first pass that compiles it";
+    case Stage::kArchitecture:
+      return "each architecture: until a pass makes the plan final";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::span<const Pass* const> passes() {
+  return kPasses;
+}
+
+Program compile_with(std::span<const Pass* const> passes, const targets::Formula& formula,
+                     const targets::Bindings& bindings, long token_dim, bool split_products) {
+  Compilation state(passes, formula, bindings, token_dim, split_products);
+  try {
+    run_target_stage(state);
+  } catch (const InputError&) {
+    if (!state.canonical) throw;
+    // C0's form could not be compiled: the formula as written is, so that an error points into
+    // it.
+    Compilation written(passes, formula, bindings, token_dim, split_products);
+    written.keep_written = true;
+    run_target_stage(written);
+    return std::move(written.program);
+  }
+  return std::move(state.program);
+}
+
+void plan_with(std::span<const Pass* const> passes, Planning& state) {
+  for (const Pass* pass : passes) {
+    if (pass->stage != Stage::kArchitecture) continue;
+    pass->on_architecture(state);
+    if (state.done) return;
+  }
+}
+
+}  // namespace detail
+
+std::string passes_text() {
+  std::string out =
+      "The engine's passes, in the order it runs them (theorems/src/engine/pipeline.cpp); rule "
+      "ids as in docs/theory.md, section 7 (S: the scope, docs/infoflow_engine.md; 5.4, 6, 5.3: "
+      "sections of docs/theory.md)\n";
+  std::optional<detail::Stage> stage;
+  int number = 0;
+  for (const detail::Pass* pass : detail::passes()) {
+    if (pass->stage != stage) {
+      stage = pass->stage;
+      out += fmt::format("\n{}:\n", detail::stage_text(pass->stage));
+    }
+    out += fmt::format("{:3}. {:<15} {:<20} {}\n", ++number, pass->rule, pass->name, pass->does);
+    if (pass->steps != nullptr) {
+      for (const std::string& step : pass->steps()) out += fmt::format("{:42}- {}\n", "", step);
+    }
+  }
+  return out;
+}
+
+}  // namespace infoflow::theorems
