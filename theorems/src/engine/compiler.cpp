@@ -346,7 +346,8 @@ Deps Compilation::token_reduction(const Node& n, const std::set<std::string>& sc
     if (pass->stage != Stage::kReduction) continue;
     if (std::optional<Deps> d = pass->on_reduction(*this, r)) return std::move(*d);
   }
-  throw Error("no pass of the engine's registry compiles '" + targets::to_text(n) + "'");
+  throw Error(fmt::format("no pass of the engine's registry compiles the reduction at column {}",
+                          n.column));
 }
 
 Deps Compilation::annotated(Deps d, const Node& n) {

@@ -672,9 +672,11 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   out.max_heads = max_heads;
   Architecture a = base;
   if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
+  // The verdicts before the placement depend on the program and the positional encoding alone.
   const auto can_plan = [&](const Program& program) {
-    return !program.outside && !program.blocked() &&
-           ((program.order_dependent.empty() && !program.reads_positions()) || base.encodes_positions());
+    detail::Planning verdicts{*this, program, a, node_cap_, {}, {}, {}};
+    detail::plan_with(detail::passes(), verdicts, &detail::kPlacementPass);
+    return !verdicts.done;
   };
   // The programs tried in turn (plan() takes the alternative where the first is not efficient).
   std::vector<const Program*> programs;

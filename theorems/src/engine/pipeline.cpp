@@ -112,8 +112,9 @@ Program compile_with(std::span<const Pass* const> passes, const targets::Formula
   return std::move(state.program);
 }
 
-void plan_with(std::span<const Pass* const> passes, Planning& state) {
+void plan_with(std::span<const Pass* const> passes, Planning& state, const Pass* stop) {
   for (const Pass* pass : passes) {
+    if (pass == stop) return;
     if (pass->stage != Stage::kArchitecture) continue;
     pass->on_architecture(state);
     if (state.done) return;

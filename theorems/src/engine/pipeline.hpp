@@ -61,8 +61,13 @@ std::span<const Pass* const> passes();
 Program compile_with(std::span<const Pass* const> passes, const targets::Formula& formula,
                      const targets::Bindings& bindings, long token_dim, bool split_products);
 
-/// Runs the architecture stage of `passes` on `state` until one says the plan is final.
-void plan_with(std::span<const Pass* const> passes, Planning& state);
+/// Runs the architecture stage of `passes` on `state` until one says the plan is final, or up to
+/// `stop` (not run) where given.
+void plan_with(std::span<const Pass* const> passes, Planning& state, const Pass* stop = nullptr);
+
+/// The architecture stage's placement: the passes before it give the verdicts no head count
+/// changes.
+extern const Pass kPlacementPass;
 
 }  // namespace infoflow::theorems::detail
 
