@@ -361,8 +361,8 @@ BOOST_AUTO_TEST_CASE(plan_prints_information_sets_layer_by_layer) {
 BOOST_AUTO_TEST_CASE(passes_lists_the_engine_passes_in_the_order_it_runs_them) {
   const Run r = run("passes");
   BOOST_TEST(r.code == 0);
-  // The first two passes, the stages in order, Theorem 2's route last (the registry's own listing is
-  // checked against the registry in tests/theorems/test_pipeline.cpp).
+  // The first two passes, the stages in order, Theorem 2's route last (the registry's own listing
+  // is checked against the registry in tests/theorems/test_pipeline.cpp).
   const std::size_t scope = r.out.find("  1. S ");
   const std::size_t canonical = r.out.find("  2. C0 ");
   const std::size_t reductions = r.out.find("each token reduction");

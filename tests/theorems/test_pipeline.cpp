@@ -76,8 +76,7 @@ BOOST_AUTO_TEST_CASE(removing_a_pass_changes_the_answer) {
   // R6's pass the walk hands the sum to the elimination, which makes it a retrieval of the
   // largest term: a wrong answer, which shows the registry is what runs.
   const tg::Formula sum = tg::Formula::parse("sum(t) dot(a, x[t])");
-  const th::Program full =
-      th::detail::compile_with(th::detail::passes(), sum, {}, 0, false);
+  const th::Program full = th::detail::compile_with(th::detail::passes(), sum, {}, 0, false);
   BOOST_TEST_REQUIRE(full.quantities.size() == 1u);
   BOOST_TEST(th::to_text(full.quantities[0].mode) == "uniform aggregation");
   BOOST_TEST(full.elimination_text() == "t -> g1 (uniform averages)");

@@ -131,8 +131,7 @@ void Deps::add(const Deps& o) {
 }
 
 Compilation::Compilation(std::span<const Pass* const> passes_, const targets::Formula& written_,
-                         const targets::Bindings& bindings_, long token_dim_,
-                         bool split_products_)
+                         const targets::Bindings& bindings_, long token_dim_, bool split_products_)
     : passes(passes_),
       written(written_),
       bindings(bindings_),
@@ -493,33 +492,51 @@ std::optional<Deps> read_factors(Compilation& state, TokenReduction& r) {
 }  // namespace
 
 extern const Pass kConstantTargetPass;  // registered in pipeline.cpp
-const Pass kConstantTargetPass{"E5", "constant target",
-                               "a target that takes one value on random sequences needs no action",
-                               Stage::kTarget, constant_target};
+const Pass kConstantTargetPass{
+    .rule = "E5",
+    .name = "constant target",
+    .does = "a target that takes one value on random sequences needs no action",
+    .stage = Stage::kTarget,
+    .on_target = constant_target};
 extern const Pass kWalkPass;
-const Pass kWalkPass{"E0", "walk",
-                     "the tree, operands first: ranges unrolled into copies, positions and "
-                     "offsets fetched (R5), each token reduction to the reduction passes",
-                     Stage::kTarget, walk};
+const Pass kWalkPass{.rule = "E0",
+                     .name = "walk",
+                     .does =
+                         "the tree, operands first: ranges unrolled into copies, positions and "
+                         "offsets fetched (R5), each token reduction to the reduction passes",
+                     .stage = Stage::kTarget,
+                     .on_target = walk};
 extern const Pass kComparisonsPass;
-const Pass kComparisonsPass{"5.4", "comparison tree",
-                            "beta' the largest order, beta_1 the distinct comparisons, the "
-                            "comparison number the sum of T^order",
-                            Stage::kTarget, count_comparisons};
+const Pass kComparisonsPass{.rule = "5.4",
+                            .name = "comparison tree",
+                            .does =
+                                "beta' the largest order, beta_1 the distinct comparisons, the "
+                                "comparison number the sum of T^order",
+                            .stage = Stage::kTarget,
+                            .on_target = count_comparisons};
 extern const Pass kIdleConstraintsPass;
-const Pass kIdleConstraintsPass{"E3", "idle constraints",
-                                "a constraint on an index no term reads is dropped, the "
-                                "reduction compiled again",
-                                Stage::kReduction, nullptr, without_idle_constraints};
+const Pass kIdleConstraintsPass{.rule = "E3",
+                                .name = "idle constraints",
+                                .does =
+                                    "a constraint on an index no term reads is dropped, the "
+                                    "reduction compiled again",
+                                .stage = Stage::kReduction,
+                                .on_reduction = without_idle_constraints};
 extern const Pass kConstantReductionPass;
-const Pass kConstantReductionPass{"E5", "constant reduction",
-                                  "a reduction that takes one value on random sequences is a "
-                                  "constant: no action",
-                                  Stage::kReduction, nullptr, constant_reduction};
+const Pass kConstantReductionPass{.rule = "E5",
+                                  .name = "constant reduction",
+                                  .does =
+                                      "a reduction that takes one value on random sequences is a "
+                                      "constant: no action",
+                                  .stage = Stage::kReduction,
+                                  .on_reduction = constant_reduction};
 extern const Pass kFactorsPass;
-const Pass kFactorsPass{"E3", "factors",
-                        "the objective's terms and the index constraints, each a factor over "
-                        "the indices it couples; an order no symmetry undoes is noted (E4)",
-                        Stage::kReduction, nullptr, read_factors};
+const Pass kFactorsPass{.rule = "E3",
+                        .name = "factors",
+                        .does =
+                            "the objective's terms and the index constraints, each a factor over "
+                            "the indices it couples; an order no symmetry undoes is noted (E4)",
+                        .stage = Stage::kReduction,
+                        .on_reduction = read_factors};
 
 }  // namespace infoflow::theorems::detail

@@ -82,7 +82,7 @@ struct Compilation {
   Reader reader;                // the readings, and what they found
   targets::Node root;           // the formula as the readings left it
   Program program;
-  bool done = false;  // the program is final: the passes after are not run
+  bool done = false;   // the program is final: the passes after are not run
   bool summed = true;  // the expression compiled is a term of the target's sum (R6's values)
   /// A mean quantity: the terms it averages, and whether each is a vector (d values).
   std::map<int, std::map<std::string, bool>> averaged;
@@ -100,7 +100,7 @@ struct Compilation {
 struct TokenReduction {
   const targets::Node& node;
   const std::set<std::string>& scope;  ///< the indices bound further out
-  bool summed = false;  ///< a term of the target's sum (R6's values)
+  bool summed = false;                 ///< a term of the target's sum (R6's values)
   std::vector<std::string> bound;
   std::vector<Factor> factors;  ///< the objective's terms, then the index constraints (E3)
   Deps body_deps;               ///< a selection's body

@@ -15,6 +15,7 @@
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/targets/node_algebra.hpp"
 #include "infoflow/targets/target_file.hpp"
+
 #include "information_sets.hpp"
 #include "pipeline.hpp"
 #include "placement.hpp"
@@ -532,7 +533,8 @@ void blocked_comparison(Planning& s) {
   if (!s.program.blocked()) return;
   std::string why;
   for (const Comparison& c : s.program.comparisons) {
-    if (c.blocked) why = fmt::format("'{}' is a comparison of order {}: {}", c.text, c.order, c.elimination);
+    if (c.blocked)
+      why = fmt::format("'{}' is a comparison of order {}: {}", c.text, c.order, c.elimination);
   }
   s.plan = aggregation_plan(Pricer{s.engine, s.architecture}, s.architecture,
                             why + "; only global aggregation reaches it");
@@ -554,9 +556,10 @@ void placement(Planning& s) {
                            false, s.node_cap);
   if (s.placed.truncated) {  // the best found need not be the cheapest: no guess
     s.plan.verdict = Verdict::kUndecided;
-    s.plan.reason = fmt::format("search cap reached: the placement search on {} stopped at its cap "
-                                "of {} nodes before deciding",
-                                s.architecture.heads_text(), s.node_cap);
+    s.plan.reason = fmt::format(
+        "search cap reached: the placement search on {} stopped at its cap "
+        "of {} nodes before deciding",
+        s.architecture.heads_text(), s.node_cap);
     s.plan.truncated = true;
     s.done = true;
   }
@@ -602,37 +605,59 @@ void kth_retrieval(Planning& s) {
 namespace detail {
 
 extern const Pass kOutsidePass;  // registered in pipeline.cpp, as are the passes below
-const Pass kOutsidePass{"S E3", "outside", "a program outside the framework has no rate",
-                        Stage::kArchitecture, nullptr, nullptr, outside_framework};
+const Pass kOutsidePass{.rule = "S E3",
+                        .name = "outside",
+                        .does = "a program outside the framework has no rate",
+                        .stage = Stage::kArchitecture,
+                        .on_architecture = outside_framework};
 extern const Pass kNotComputablePass;
-const Pass kNotComputablePass{"E4", "not computable",
-                              "an order-dependent target without a positional encoding",
-                              Stage::kArchitecture, nullptr, nullptr, not_computable};
+const Pass kNotComputablePass{.rule = "E4",
+                              .name = "not computable",
+                              .does = "an order-dependent target without a positional encoding",
+                              .stage = Stage::kArchitecture,
+                              .on_architecture = not_computable};
 extern const Pass kPositionsUnencodedPass;
-const Pass kPositionsUnencodedPass{"R5", "positions unencoded",
-                                   "a plan that reads positions without a positional encoding: "
-                                   "no rule covers it",
-                                   Stage::kArchitecture, nullptr, nullptr, positions_unencoded};
+const Pass kPositionsUnencodedPass{.rule = "R5",
+                                   .name = "positions unencoded",
+                                   .does =
+                                       "a plan that reads positions without a positional encoding: "
+                                       "no rule covers it",
+                                   .stage = Stage::kArchitecture,
+                                   .on_architecture = positions_unencoded};
 extern const Pass kBlockedPass;
-const Pass kBlockedPass{"R4", "blocked comparison",
-                        "a comparison of order >= 3 no elimination resolves: global aggregation, "
-                        "super-polynomial",
-                        Stage::kArchitecture, nullptr, nullptr, blocked_comparison};
+const Pass kBlockedPass{
+    .rule = "R4",
+    .name = "blocked comparison",
+    .does =
+        "a comparison of order >= 3 no elimination resolves: global aggregation, "
+        "super-polynomial",
+    .stage = Stage::kArchitecture,
+    .on_architecture = blocked_comparison};
 extern const Pass kPlacementPass;
-const Pass kPlacementPass{"6 R7", "placement",
-                          "every quantity in a (layer, token class, head) slot after what it "
-                          "reads, a k-th largest as its chain (R2); exact, to a node cap",
-                          Stage::kArchitecture, nullptr, nullptr, placement};
+const Pass kPlacementPass{.rule = "6 R7",
+                          .name = "placement",
+                          .does =
+                              "every quantity in a (layer, token class, head) slot after what it "
+                              "reads, a k-th largest as its chain (R2); exact, to a node cap",
+                          .stage = Stage::kArchitecture,
+                          .on_architecture = placement};
 extern const Pass kPricingPass;
-const Pass kPricingPass{"5.3 R1 R4 R5 R6", "pricing",
-                        "each step priced by its catalogue entry, decodings by Theorem 3; the "
-                        "plan's rate its costliest; no placement: R4",
-                        Stage::kArchitecture, nullptr, nullptr, pricing};
+const Pass kPricingPass{.rule = "5.3 R1 R4 R5 R6",
+                        .name = "pricing",
+                        .does =
+                            "each step priced by its catalogue entry, decodings by Theorem 3; the "
+                            "plan's rate its costliest; no placement: R4",
+                        .stage = Stage::kArchitecture,
+                        .on_architecture = pricing};
 extern const Pass kKthRetrievalPass;
-const Pass kKthRetrievalPass{"R3", "k-th retrieval",
-                             "a k-th largest in one layer, Theorem 2's lower bound, where it is "
-                             "below the chains' price",
-                             Stage::kArchitecture, nullptr, nullptr, kth_retrieval};
+const Pass kKthRetrievalPass{
+    .rule = "R3",
+    .name = "k-th retrieval",
+    .does =
+        "a k-th largest in one layer, Theorem 2's lower bound, where it is "
+        "below the chains' price",
+    .stage = Stage::kArchitecture,
+    .on_architecture = kth_retrieval};
 
 }  // namespace detail
 

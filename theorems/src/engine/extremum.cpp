@@ -9,8 +9,8 @@
 #include "infoflow/targets/node_algebra.hpp"
 
 #include "compiler.hpp"
-#include "pipeline.hpp"
 #include "elimination_order.hpp"
+#include "pipeline.hpp"
 #include "score_tests.hpp"
 
 namespace infoflow::theorems::detail {
@@ -39,18 +39,21 @@ Deps extremum(Compilation& state, const Node& n, const std::vector<std::string>&
   const Elimination e = best_order(scopes_of(factors), bound);
   const char* op = n.op == targets::ReduceOp::kMin || Compilation::ranks_last(n) ? "min" : "max";
   if (state.split_products && e.widest < 2) {
-    if (std::optional<Deps> split = separable_product(state, n, bound, factors, scope, c)) return *split;
+    if (std::optional<Deps> split = separable_product(state, n, bound, factors, scope, c))
+      return *split;
     if (std::optional<Deps> split = absolute_split(state, n, factors, scope, c)) return *split;
   }
   if (e.widest >= 2) {
-    if (std::optional<Deps> split = separable_product(state, n, bound, factors, scope, c)) return *split;
+    if (std::optional<Deps> split = separable_product(state, n, bound, factors, scope, c))
+      return *split;
     if (std::optional<Deps> split = absolute_split(state, n, factors, scope, c)) return *split;
     if (blocked_only_by_products(factors, bound)) {
-      state.outside("'" + c.text +
-              "': a product of factors over independent groups of indices, "
-              "beside other terms, is what couples the indices; its extremum is at a vertex of "
-              "the groups, which no rule of the framework combines with the other terms: read "
-              "as undecided, not as a blocked comparison");
+      state.outside(
+          "'" + c.text +
+          "': a product of factors over independent groups of indices, "
+          "beside other terms, is what couples the indices; its extremum is at a vertex of "
+          "the groups, which no rule of the framework combines with the other terms: read "
+          "as undecided, not as a blocked comparison");
     }
     if (bound.size() > kExhaustiveIndices) {
       // Not every order was tried: that none is admissible is not shown.
@@ -167,14 +170,17 @@ std::optional<Deps> elimination(Compilation& state, TokenReduction& r) {
 }  // namespace
 
 extern const Pass kEliminationPass;  // registered in pipeline.cpp
-const Pass kEliminationPass{"E1 E2", "elimination",
-                            "the indices eliminated one at a time, each a retrieval at the "
-                            "tokens that remain (order 2: E2); a product at its vertices where "
-                            "blocked; no admissible order: R4",
-                            Stage::kReduction, nullptr, elimination};
+const Pass kEliminationPass{.rule = "E1 E2",
+                            .name = "elimination",
+                            .does =
+                                "the indices eliminated one at a time, each a retrieval at the "
+                                "tokens that remain (order 2: E2); a product at its vertices where "
+                                "blocked; no admissible order: R4",
+                            .stage = Stage::kReduction,
+                            .on_reduction = elimination};
 
 Deps blocked(Compilation& state, Comparison& c, int order, std::string why,
-                       const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
+             const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
   c.blocked = true;
   c.order = order;
   c.elimination = std::move(why);
@@ -216,8 +222,7 @@ void record_value(Compilation& state, const Node& n, const std::vector<Factor>& 
 
 }  // namespace
 
-Deps leftovers(const std::vector<Factor>& factors,
-                         const std::vector<std::string>& bound) {
+Deps leftovers(const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
   Deps d;
   for (const Factor& f : factors) {
     if (std::none_of(bound.begin(), bound.end(),
@@ -229,8 +234,8 @@ Deps leftovers(const std::vector<Factor>& factors,
   return d;
 }
 
-Form form_of(const std::vector<const Factor*>& used, const std::string& v,
-                       const std::string& at, bool minimum) {
+Form form_of(const std::vector<const Factor*>& used, const std::string& v, const std::string& at,
+             bool minimum) {
   Form form;
   form.index = v;
   form.at = at;
@@ -249,8 +254,8 @@ Form form_of(const std::vector<const Factor*>& used, const std::string& v,
   return form;
 }
 
-double ratio_to_form(const Form& form, const std::vector<const Factor*>& used,
-                               bool minimum, bool one_term) {
+double ratio_to_form(const Form& form, const std::vector<const Factor*>& used, bool minimum,
+                     bool one_term) {
   const double sign = form.minimum == minimum ? 1 : -1;
   if (!one_term || form.terms.size() != 1) return sign;
   const Factor* mine = single_score(used);
@@ -259,8 +264,7 @@ double ratio_to_form(const Form& form, const std::vector<const Factor*>& used,
   return sign * std::abs(term->coefficient / form.terms.front().coefficient);
 }
 
-void outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound,
-                                     Deps& d) {
+void outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound, Deps& d) {
   for (const std::string& i : body_deps.indices) {
     if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
   }

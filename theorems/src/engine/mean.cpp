@@ -27,13 +27,14 @@ std::optional<Value> averaged_value(Compilation& state, Quantity& made, int id, 
 /// A sum over tokens: the mean mode prices a sum of token-wise values; anything else is
 /// outside the framework.
 Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bound,
-                    const std::vector<Factor>& factors, bool summed, Comparison& c) {
+          const std::vector<Factor>& factors, bool summed, Comparison& c) {
   c.sum = true;
   c.order = 1;
   if (!n.constraints.empty()) {
-    state.outside("'" + c.text +
-            "': a sum over constrained index tuples grows its active index set with T; no mode "
-            "prices it");
+    state.outside(
+        "'" + c.text +
+        "': a sum over constrained index tuples grows its active index set with T; no mode "
+        "prices it");
     return {};
   }
   Deps d;
@@ -48,8 +49,8 @@ Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bou
     const bool outer = f.indices.size() > on.size();
     if (on.size() >= 2 || (!on.empty() && outer)) {
       state.outside("'" + c.text + "': the term " + f.text +
-              " couples tokens inside a sum, whose active index set grows with T; no mode of "
-              "the framework prices it");
+                    " couples tokens inside a sum, whose active index set grows with T; no mode of "
+                    "the framework prices it");
       return {};
     }
     if (on.empty()) {  // a constant of the sum
@@ -74,8 +75,8 @@ Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bou
     // for each).
     const bool vector = f.term != nullptr && f.term->value == targets::ValueKind::kVector;
     const std::string term_key = (summed ? "sum:" : "") + f.key({{on.front(), "#v"}}, true);
-    const int id = state.add(q, fmt::format("mean|{}|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : "",
-                                      vector ? term_key : ""));
+    const int id = state.add(q, fmt::format("mean|{}|{}|{}", fmt::join(q.needs, ","),
+                                            q.needs_ffn ? "ffn" : "", vector ? term_key : ""));
     Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     const std::string term = f.signed_text();
     std::map<std::string, bool>& averaged = state.averaged[id];  // each averaged term: a vector?
@@ -112,7 +113,7 @@ Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bou
 }
 
 std::optional<Value> averaged_value(Compilation& state, Quantity& made, int id, const Factor& f,
-                                             const std::string& v) {
+                                    const std::string& v) {
   std::optional<FormTerm> term = form_term(f);
   if (!term) {
     made.form.unknown = "a parameter, not a number, scales the averaged term " + f.text;
@@ -151,9 +152,12 @@ std::optional<Deps> uniform_averages(Compilation& state, TokenReduction& r) {
 }  // namespace
 
 extern const Pass kMeanPass;  // registered in pipeline.cpp
-const Pass kMeanPass{"R6", "uniform averages",
-                     "a sum over tokens as the means of token-wise values, one uniform head "
-                     "for those that need the same quantities",
-                     Stage::kReduction, nullptr, uniform_averages};
+const Pass kMeanPass{.rule = "R6",
+                     .name = "uniform averages",
+                     .does =
+                         "a sum over tokens as the means of token-wise values, one uniform head "
+                         "for those that need the same quantities",
+                     .stage = Stage::kReduction,
+                     .on_reduction = uniform_averages};
 
 }  // namespace infoflow::theorems::detail

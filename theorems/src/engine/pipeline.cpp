@@ -45,28 +45,28 @@ namespace {
 // architecture: the verdicts no placement changes first, then the placement and its price, and
 // Theorem 2's route last, where the chains found no efficient plan.
 const Pass* const kPasses[] = {
-    &kScopePass,
-    &kCanonicalFormsPass,
-    &kDefinedPass,
-    &kReadingsPass,
-    &kConstantTargetPass,
-    &kWalkPass,
-    &kIdleConstraintsPass,
-    &kConstantReductionPass,
-    &kFactorsPass,
-    &kMeanPass,
-    &kRankedPass,
-    &kAbsoluteMaximumPass,
-    &kEliminationPass,
-    &kComparisonsPass,
-    &kTokenOrderPass,
-    &kOutsidePass,
-    &kNotComputablePass,
-    &kPositionsUnencodedPass,
-    &kBlockedPass,
-    &kPlacementPass,
-    &kPricingPass,
-    &kKthRetrievalPass,
+    &kScopePass,               // S, on the formula as written
+    &kCanonicalFormsPass,      // C0
+    &kDefinedPass,             // S
+    &kReadingsPass,            // readings/registry.cpp's order
+    &kConstantTargetPass,      // E5
+    &kWalkPass,                // E0; each token reduction to the passes below
+    &kIdleConstraintsPass,     // E3 (each token reduction, the first that compiles it)
+    &kConstantReductionPass,   // E5
+    &kFactorsPass,             // E3, a preparation
+    &kMeanPass,                // R6
+    &kRankedPass,              // R2
+    &kAbsoluteMaximumPass,     // R1, second reading
+    &kEliminationPass,         // E1, E2; whatever is left
+    &kComparisonsPass,         // once the walk is done
+    &kTokenOrderPass,          // E4
+    &kOutsidePass,             // each architecture
+    &kNotComputablePass,       // E4
+    &kPositionsUnencodedPass,  // R5
+    &kBlockedPass,             // R4
+    &kPlacementPass,           // section 6
+    &kPricingPass,             // section 5.3
+    &kKthRetrievalPass,        // R3
 };
 
 void run_target_stage(Compilation& state) {

@@ -33,7 +33,7 @@ struct Planning {
   const Program& program;
   const Architecture& architecture;
   long node_cap;
-  PriceModel prices;     ///< set by the placement pass
+  PriceModel prices;       ///< set by the placement pass
   PlacementResult placed;  ///< the placement of every k-th largest as its chain
   Plan plan;
   bool done = false;  ///< the plan is final: the passes after are not run

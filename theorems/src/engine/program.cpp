@@ -143,25 +143,38 @@ Program compile(const targets::Formula& formula, const targets::Bindings& bindin
 namespace detail {
 
 extern const Pass kScopePass;  // registered in pipeline.cpp, as are the passes below
-const Pass kScopePass{"S", "scope",
-                      "the hypotheses every rate assumes: a value Lipschitz in the tokens on "
-                      "their range, else outside the framework",
-                      Stage::kTarget, check_scope};
+const Pass kScopePass{.rule = "S",
+                      .name = "scope",
+                      .does =
+                          "the hypotheses every rate assumes: a value Lipschitz in the tokens on "
+                          "their range, else outside the framework",
+                      .stage = Stage::kTarget,
+                      .on_target = check_scope};
 extern const Pass kCanonicalFormsPass;
-const Pass kCanonicalFormsPass{"C0", "canonical forms",
-                               "equal targets written differently compile alike: each node "
-                               "rewritten to a fixed point of the rewrites, operands first",
-                               Stage::kTarget, canonicalise, nullptr, nullptr, rewrite_ids};
+const Pass kCanonicalFormsPass{.rule = "C0",
+                               .name = "canonical forms",
+                               .does =
+                                   "equal targets written differently compile alike: each node "
+                                   "rewritten to a fixed point of the rewrites, operands first",
+                               .stage = Stage::kTarget,
+                               .on_target = canonicalise,
+                               .steps = rewrite_ids};
 extern const Pass kDefinedPass;
-const Pass kDefinedPass{"S", "defined",
-                        "a target that is not a finite number on some random sequence is bad "
-                        "input",
-                        Stage::kTarget, check_defined};
+const Pass kDefinedPass{.rule = "S",
+                        .name = "defined",
+                        .does =
+                            "a target that is not a finite number on some random sequence is bad "
+                            "input",
+                        .stage = Stage::kTarget,
+                        .on_target = check_defined};
 extern const Pass kTokenOrderPass;
-const Pass kTokenOrderPass{"E4", "token order",
-                           "the constructs that read token order, kept where permuting the "
-                           "tokens changes the target's value",
-                           Stage::kTarget, decide_order};
+const Pass kTokenOrderPass{.rule = "E4",
+                           .name = "token order",
+                           .does =
+                               "the constructs that read token order, kept where permuting the "
+                               "tokens changes the target's value",
+                           .stage = Stage::kTarget,
+                           .on_target = decide_order};
 
 }  // namespace detail
 

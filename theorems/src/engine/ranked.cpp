@@ -28,12 +28,12 @@ void record_rank_value(Compilation& state, const Node& n, int last,
                        const std::string& index, const std::string& at);
 
 Deps ranked(Compilation& state, const Node& n, const std::vector<std::string>& bound,
-                      std::vector<Factor> factors, const Deps& body_deps, long k, Comparison& c) {
+            std::vector<Factor> factors, const Deps& body_deps, long k, Comparison& c) {
   const bool selection = n.has_key();
   if (bound.size() != 1) {
     state.outside("'" + c.text +
-            "': a k-th largest over index tuples is not a rule of the framework "
-            "(Theorem 2 ranks single tokens)");
+                  "': a k-th largest over index tuples is not a rule of the framework "
+                  "(Theorem 2 ranks single tokens)");
     return {};
   }
   const std::string& v = bound.front();
@@ -98,11 +98,12 @@ Deps ranked(Compilation& state, const Node& n, const std::vector<std::string>& b
     const int id = state.add(q, step_key);
     Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     if (made.what.empty()) {
-      made.what = j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
-                                       at.empty() ? "" : "(" + at + ")", objective, v)
-                         : fmt::format("{}{} = the token of the largest {} over {} below {}'s",
-                                       made.name, at.empty() ? "" : "(" + at + ")", objective, v,
-                                       state.program.quantities[static_cast<std::size_t>(previous)].name);
+      made.what =
+          j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
+                               at.empty() ? "" : "(" + at + ")", objective, v)
+                 : fmt::format("{}{} = the token of the largest {} over {} below {}'s", made.name,
+                               at.empty() ? "" : "(" + at + ")", objective, v,
+                               state.program.quantities[static_cast<std::size_t>(previous)].name);
       if (made.needs_ffn) made.what += kScoreNeedsFfn;
       made.form = form_of(used, v, at, false);
       made.form.below = previous;
@@ -123,9 +124,9 @@ Deps ranked(Compilation& state, const Node& n, const std::vector<std::string>& b
   return d;
 }
 
-void record_rank_value(Compilation& state, const Node& n, int last, const std::vector<const Factor*>& used,
-                                 const std::vector<Factor>& factors, const std::string& index,
-                                 const std::string& at) {
+void record_rank_value(Compilation& state, const Node& n, int last,
+                       const std::vector<const Factor*>& used, const std::vector<Factor>& factors,
+                       const std::string& index, const std::string& at) {
   if (used.size() != factors.size()) return;
   const Quantity& q = state.program.quantities[static_cast<std::size_t>(last)];
   if (n.has_key()) {
@@ -165,7 +166,8 @@ std::optional<Deps> masked_chain(Compilation& state, TokenReduction& r) {
     // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
     // bottom (k = T is the minimum), which a reader comparing with training must be told.
     if (const auto tokens = state.bindings.find("T");
-        tokens != state.bindings.end() && n.binders.size() == 1 && !state.program.comparisons.empty() &&
+        tokens != state.bindings.end() && n.binders.size() == 1 &&
+        !state.program.comparisons.empty() &&
         targets::same_expression(state.program.comparisons.back().reduction, n)) {
       const long candidates = tokens->second - excluded;
       if (2 * k > candidates + 1) {
@@ -192,9 +194,12 @@ std::optional<Deps> masked_chain(Compilation& state, TokenReduction& r) {
 }  // namespace
 
 extern const Pass kRankedPass;  // registered in pipeline.cpp
-const Pass kRankedPass{"R2", "masked chains",
-                       "a k-th largest (k >= 2) as a chain of k retrievals, each masked by the "
-                       "one before; identical chains are one",
-                       Stage::kReduction, nullptr, masked_chain};
+const Pass kRankedPass{.rule = "R2",
+                       .name = "masked chains",
+                       .does =
+                           "a k-th largest (k >= 2) as a chain of k retrievals, each masked by the "
+                           "one before; identical chains are one",
+                       .stage = Stage::kReduction,
+                       .on_reduction = masked_chain};
 
 }  // namespace infoflow::theorems::detail

@@ -10,8 +10,8 @@
 #include "infoflow/targets/node_algebra.hpp"
 
 #include "compiler.hpp"
-#include "pipeline.hpp"
 #include "elimination_order.hpp"
+#include "pipeline.hpp"
 #include "score_tests.hpp"
 
 namespace infoflow::theorems::detail {
@@ -151,7 +151,8 @@ std::optional<Deps> absolute_maximum(Compilation& state, const Node& n,
   std::vector<Value> at_extremes;  // g(L) at the score's largest and smallest values
   Deps d = leftovers(factors, bound);
   for (const char* sign : {"", "-"}) {
-    const int id = state.add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
+    const int id =
+        state.add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
     Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     if (made.what.empty()) {
       made.what = fmt::format("{} = the token maximising {}{} over {}", made.name, sign, inner, v);
@@ -235,15 +236,18 @@ std::optional<Deps> absolute_maximum_pass(Compilation& state, TokenReduction& r)
 }  // namespace
 
 extern const Pass kAbsoluteMaximumPass;  // registered in pipeline.cpp
-const Pass kAbsoluteMaximumPass{"R1", "|L| as max L, min L",
-                                "second reading: max |L| over one token is the larger of max L "
-                                "and -min L, two retrievals of linear scores",
-                                Stage::kReduction, nullptr, absolute_maximum_pass};
+const Pass kAbsoluteMaximumPass{.rule = "R1",
+                                .name = "|L| as max L, min L",
+                                .does =
+                                    "second reading: max |L| over one token is the larger of max L "
+                                    "and -min L, two retrievals of linear scores",
+                                .stage = Stage::kReduction,
+                                .on_reduction = absolute_maximum_pass};
 
 std::optional<Deps> separable_product(Compilation& state, const Node& n,
-                                                const std::vector<std::string>& bound,
-                                                const std::vector<Factor>& factors,
-                                                const std::set<std::string>& scope, Comparison& c) {
+                                      const std::vector<std::string>& bound,
+                                      const std::vector<Factor>& factors,
+                                      const std::set<std::string>& scope, Comparison& c) {
   if (n.has_key() || !n.constraints.empty()) return std::nullopt;
   const Factor* term = nullptr;
   for (const Factor& f : factors) {
@@ -335,8 +339,9 @@ std::optional<Deps> separable_product(Compilation& state, const Node& n,
   return d;
 }
 
-std::optional<Deps> absolute_split(Compilation& state, const Node& n, const std::vector<Factor>& factors,
-                                             const std::set<std::string>& scope, Comparison& c) {
+std::optional<Deps> absolute_split(Compilation& state, const Node& n,
+                                   const std::vector<Factor>& factors,
+                                   const std::set<std::string>& scope, Comparison& c) {
   if (n.op != targets::ReduceOp::kMax || n.has_key()) return std::nullopt;
   const auto scoring = std::count_if(factors.begin(), factors.end(),
                                      [](const Factor& f) { return f.constraint == nullptr; });
@@ -374,13 +379,12 @@ std::optional<Deps> absolute_split(Compilation& state, const Node& n, const std:
   const auto largest = state.program.values.find(extrema[0]);
   const auto smallest = state.program.values.find(extrema[1]);
   if (largest != state.program.values.end() && smallest != state.program.values.end())
-    state.program.values.emplace(n,
-                      larger_magnitude(largest->second, smallest->second, square));
+    state.program.values.emplace(n, larger_magnitude(largest->second, smallest->second, square));
   return d;
 }
 
 bool blocked_only_by_products(const std::vector<Factor>& factors,
-                                        const std::vector<std::string>& bound) {
+                              const std::vector<std::string>& bound) {
   std::vector<std::set<std::string>> relaxed;  // the factors' index sets, a group a factor
   bool split = false;
   for (const Factor& f : factors) {

@@ -95,9 +95,14 @@ std::vector<std::string> reading_names() {
 }  // namespace
 
 extern const Pass kReadingsPass;  // registered in pipeline.cpp
-const Pass kReadingsPass{"E0 E1 E3 R1 R5", "readings",
-                         "rewrites that keep the value and show what the rules price, each node "
-                         "with its operands read, in readings/registry.cpp's order",
-                         Stage::kTarget, read_target, nullptr, nullptr, reading_names};
+const Pass kReadingsPass{
+    .rule = "E0 E1 E3 R1 R5",
+    .name = "readings",
+    .does =
+        "rewrites that keep the value and show what the rules price, each node "
+        "with its operands read, in readings/registry.cpp's order",
+    .stage = Stage::kTarget,
+    .on_target = read_target,
+    .steps = reading_names};
 
 }  // namespace infoflow::theorems::detail
