@@ -4,9 +4,9 @@
 // The compile stage (docs/infoflow_engine.md, "Quantities"): a target, as the readings left it,
 // becomes quantities, reduction by reduction. Its state is one Compilation; its passes, in the
 // order pipeline.cpp sets, live in their rules' files: compiler.cpp (the walk over the tree,
-// unrolling, E0, and a token reduction handed to the reduction passes), extremum.cpp (E1 and
-// E2: elimination into retrievals), vertices.cpp (E1's vertex rules and R1's |L|), ranked.cpp
-// (R2), mean.cpp (R6). Internal to the engine.
+// unrolling, E0, and a token reduction handed to the reduction passes), factors.cpp (E3: the
+// factors the rules read), extremum.cpp (E1 and E2: elimination into retrievals), vertices.cpp
+// (E1's vertex rules and R1's |L|), ranked.cpp (R2), mean.cpp (R6). Internal to the engine.
 
 #include <cstddef>
 #include <deque>

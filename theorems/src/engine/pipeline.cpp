@@ -3,6 +3,9 @@
 // place in kPasses.
 #include "pipeline.hpp"
 
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "infoflow/core/error.hpp"
@@ -89,6 +92,26 @@ const char* stage_text(Stage stage) {
   return "";
 }
 
+/// `items` after `lead`, separated by "; ", in lines of at most kWidth characters indented
+/// under the pass's name.
+std::string wrapped(const std::string& lead, const std::vector<std::string>& items) {
+  constexpr std::size_t kIndent = 21;
+  constexpr std::size_t kWidth = 100;
+  std::string out;
+  std::string line = std::string(kIndent, ' ') + lead;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string item = items[i] + (i + 1 < items.size() ? ";" : "");
+    if (line.size() + 1 + item.size() > kWidth && line.size() > kIndent + lead.size()) {
+      out += line + "\n";
+      line = std::string(kIndent + lead.size(), ' ');
+    } else if (line.size() > kIndent + lead.size()) {
+      line += " ";
+    }
+    line += item;
+  }
+  return out + line + "\n";
+}
+
 }  // namespace
 
 std::span<const Pass* const> passes() {
@@ -125,9 +148,9 @@ void plan_with(std::span<const Pass* const> passes, Planning& state, const Pass*
 
 std::string passes_text() {
   std::string out =
-      "The engine's passes, in the order it runs them (theorems/src/engine/pipeline.cpp); rule "
-      "ids as in docs/theory.md, section 7 (S: the scope, docs/infoflow_engine.md; 5.4, 6, 5.3: "
-      "sections of docs/theory.md)\n";
+      "The engine's passes in the order it runs them (theorems/src/engine/pipeline.cpp). Rules:\n"
+      "docs/theory.md, section 7; S the scope (docs/infoflow_engine.md); 5.3, 5.4, 6 sections of\n"
+      "docs/theory.md.\n";
   std::optional<detail::Stage> stage;
   int number = 0;
   for (const detail::Pass* pass : detail::passes()) {
@@ -136,9 +159,7 @@ std::string passes_text() {
       out += fmt::format("\n{}:\n", detail::stage_text(pass->stage));
     }
     out += fmt::format("{:3}. {:<15} {:<20} {}\n", ++number, pass->rule, pass->name, pass->does);
-    if (pass->steps != nullptr) {
-      for (const std::string& step : pass->steps()) out += fmt::format("{:42}- {}\n", "", step);
-    }
+    if (pass->steps != nullptr) out += detail::wrapped("in order: ", pass->steps());
   }
   return out;
 }

@@ -86,7 +86,7 @@ void check_defined(detail::Compilation& state) {
 
 std::vector<std::string> rewrite_ids() {
   std::vector<std::string> out;
-  for (const CanonicalRewrite& r : canonical_rewrites()) out.push_back(r.id + ": " + r.rule);
+  for (const CanonicalRewrite& r : canonical_rewrites()) out.push_back(r.id);
   return out;
 }
 

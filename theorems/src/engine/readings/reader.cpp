@@ -86,8 +86,8 @@ std::vector<std::string> reading_names() {
   std::vector<std::string> out;
   for (const ReadingStep& s : reading_steps()) {
     out.push_back(std::string(s.reading->rule) + " " + s.reading->name +
-                  (s.before_operands ? " (before the operands are read)" : "") +
-                  (s.reading->second_reading_only ? " (second reading only)" : ""));
+                  (s.before_operands ? " (before the operands)" : "") +
+                  (s.reading->second_reading_only ? " (second reading)" : ""));
   }
   return out;
 }
