@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
   infoflow::app::add_table(app, ctx);
   infoflow::app::add_derive(app, ctx);
   infoflow::app::add_plan(app, ctx);
+  infoflow::app::add_passes(app, ctx);
   infoflow::app::add_construct(app, ctx);
   infoflow::app::add_train(app, ctx);
   infoflow::app::add_sweep(app, ctx);

@@ -67,6 +67,7 @@ void add_table(CLI::App& app, Context& ctx);
 void add_train(CLI::App& app, Context& ctx);
 void add_derive(CLI::App& app, Context& ctx);
 void add_plan(CLI::App& app, Context& ctx);
+void add_passes(CLI::App& app, Context& ctx);
 void add_construct(CLI::App& app, Context& ctx);
 void add_sweep(CLI::App& app, Context& ctx);
 void add_merge(CLI::App& app, Context& ctx);

@@ -1,4 +1,5 @@
-// derive and plan: the InfoFlow engine on a target written as a formula or kept in a file.
+// derive and plan: the InfoFlow engine on a target written as a formula or kept in a file; passes:
+// the engine's passes in the order it runs them.
 
 #include "infoflow/report.hpp"
 #include "infoflow/session/derive.hpp"
@@ -74,6 +75,12 @@ void add_plan(CLI::App& app, Context& ctx) {
     emit(*format == "json" ? session::planned_json(p).dump(2) + "\n" : session::planned_text(p),
          *output);
   });
+}
+
+void add_passes(CLI::App& app, Context& /*ctx*/) {
+  CLI::App* cmd = app.add_subcommand(
+      "passes", "the InfoFlow engine's passes, in the order it runs them, each with its rule");
+  cmd->callback([] { emit(theorems::passes_text(), ""); });
 }
 
 }  // namespace infoflow::app

@@ -1,5 +1,5 @@
-// The compiler core: the walk over the target's tree, the unrolling of ranges (E0), and the
-// dispatch of each token reduction to its rule.
+// The compiler core: the walk over the target's tree, the unrolling of ranges (E0), a token
+// reduction handed to the reduction passes in the registry's order; and the passes of the walk.
 #include "compiler.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "infoflow/symbolic/symbols.hpp"
 #include "infoflow/targets/node_algebra.hpp"
 
+#include "pipeline.hpp"
 #include "values.hpp"
 
 namespace infoflow::theorems::detail {
@@ -23,9 +24,6 @@ using K = targets::Node::Kind;
 
 /// The most copies unrolling may make (a guard against sum(i = 1..1000000)).
 constexpr long kMaxCopies = 4096;
-/// The highest rank of a k-th largest: R2 chains k masked maxima, a quantity each, and planning
-/// grows with k^2; no architecture searched places more than a few dozen.
-constexpr long kMaxRank = 1024;
 
 /// Puts a flag back as it was when the scope ends.
 class Restore {
@@ -57,74 +55,6 @@ bool softmax_weighted(const Node& numerator, const Node& denominator) {
   });
 }
 
-/// Is `objective` unchanged by every permutation of `indices` (adjacent swaps generate them)?
-bool symmetric(const Node& objective, const std::vector<std::string>& indices) {
-  const std::string base = canonical(objective, {});
-  for (std::size_t i = 0; i + 1 < indices.size(); ++i) {
-    const std::map<std::string, std::string> swap{{indices[i], indices[i + 1]},
-                                                  {indices[i + 1], indices[i]}};
-    if (canonical(objective, swap) != base) return false;
-  }
-  return true;
-}
-
-/// The fewest tokens on which reduction `n` has an index tuple: its token indices, and the
-/// outer ones its constraints name, on tokens that each constraint keeps apart (an order
-/// chains: t1 < t2 < t3 needs three, s != t and t != u two). The least number of colours of
-/// that graph, by trying them in turn (a reduction binds a few indices).
-long fewest_tokens(const Node& n) {
-  std::vector<std::string> names;
-  const auto id = [&](const std::string& name) {
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it != names.end()) return static_cast<std::size_t>(it - names.begin());
-    names.push_back(name);
-    return names.size() - 1;
-  };
-  for (const targets::Binder& b : n.binders) {
-    if (!b.has_range) id(b.name);
-  }
-  for (const targets::IndexConstraint& c : n.constraints) {
-    id(c.left);
-    id(c.right);
-  }
-  const std::size_t v = names.size();
-  std::vector<std::vector<bool>> apart(v, std::vector<bool>(v, false));
-  std::vector<std::vector<bool>> before(v, std::vector<bool>(v, false));
-  for (const targets::IndexConstraint& c : n.constraints) {
-    const std::size_t a = id(c.left);
-    const std::size_t b = id(c.right);
-    apart[a][b] = apart[b][a] = true;
-    if (c.strict_order) before[a][b] = true;
-  }
-  for (std::size_t k = 0; k < v; ++k) {
-    for (std::size_t i = 0; i < v; ++i) {
-      for (std::size_t j = 0; j < v; ++j) {
-        if (before[i][k] && before[k][j]) before[i][j] = true;
-      }
-    }
-  }
-  for (std::size_t i = 0; i < v; ++i) {
-    for (std::size_t j = 0; j < v; ++j) {
-      if (before[i][j]) apart[i][j] = apart[j][i] = true;
-    }
-  }
-  std::vector<long> colour(v, -1);
-  const std::function<bool(std::size_t, long)> colourable = [&](std::size_t i, long colours) {
-    if (i == v) return true;
-    for (long k = 0; k < colours; ++k) {
-      bool free = true;
-      for (std::size_t j = 0; j < i; ++j) free = free && !(apart[i][j] && colour[j] == k);
-      if (!free) continue;
-      colour[i] = k;
-      if (colourable(i + 1, colours)) return true;
-    }
-    return false;
-  };
-  long colours = 1;
-  while (!colourable(0, colours)) ++colours;
-  return colours;
-}
-
 }  // namespace
 
 void Deps::add(const Deps& o) {
@@ -132,104 +62,56 @@ void Deps::add(const Deps& o) {
   quantities.insert(o.quantities.begin(), o.quantities.end());
 }
 
-Compiler::Compiler(const targets::Formula& f, const targets::Bindings& b, long token_dim,
-                   bool split_products)
-    : formula_(f),
-      bindings_(b),
-      token_dim_(token_dim),
-      split_products_(split_products),
-      reader_(b, token_dim, split_products) {}
+Compilation::Compilation(std::span<const Pass* const> passes_, const targets::Formula& written_,
+                         const targets::Bindings& bindings_, long token_dim_, bool split_products_)
+    : passes(passes_),
+      written(written_),
+      bindings(bindings_),
+      token_dim(token_dim_),
+      split_products(split_products_),
+      reader(bindings_, token_dim_, split_products_) {}
 
-Program Compiler::run() {
-  // A target undefined on some sequences has no rate to derive, and R1's reading of a
-  // monotone function (max(t) log(y) as log(max(t) y)) would hide where it is undefined.
-  if (detail::undefined_somewhere(formula_, bindings_, token_dim_)) {
-    throw InputError(SourceLocation{"<formula>", 1, 1},
-                     "the target is not a finite number on some random sequences (a log or "
-                     "sqrt of a negative value, a division by zero, an overflow): it must be "
-                     "defined on every sequence");
-  }
-  root_ = reader_.read(formula_.root());
-  // E5 for the whole target too: reductions that cancel (max(t) y - max(s) y) or a term that
-  // vanishes (dot(x[1], x[2]) * 0) leave a constant, which no action computes.
-  if (root_.kind != K::kReduce) {
-    if (const std::optional<double> value = reader_.closed_constant(root_)) {
-      p_.constants.push_back(fmt::format(
-          "the target {} takes one value on every random sequence ({} for one draw of its "
-          "parameters): no action",
-          targets::to_text(formula_.root()), targets::number_text(*value)));
-      return std::move(p_);
-    }
-  }
-  p_.root = root_;
-  const Deps top = expr(root_, {});
-  for (const int q : top.quantities) p_.outputs.push_back(q);
-  if (positions_ >= 0) {
-    Quantity& pq = p_.quantities[static_cast<std::size_t>(positions_)];
-    pq.positions = static_cast<long>(position_names_.size());
-    pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(position_names_, ", "));
-  }
-  // One reduction written twice is one comparison.
-  std::set<Node, targets::ExpressionOrder> counted;
-  for (const Comparison& c : p_.comparisons) {
-    if (!c.counts() || !counted.insert(c.reduction).second) continue;
-    p_.order = std::max(p_.order, c.order);
-    p_.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
-  }
-  // Said in the tree, compared nowhere (no order, not in the comparison number).
-  for (const std::string& text : reader_.idle()) {
-    Comparison c;
-    c.text = text;
-    c.order = 0;
-    c.elimination =
-        "the body reads none of the selected indices: its value, whichever tuple "
-        "the key selects (no action)";
-    p_.comparisons.push_back(c);
-  }
-  return std::move(p_);
-}
-
-int Compiler::add(Quantity q, const std::string& key) {
+int Compilation::add(Quantity q, const std::string& key) {
   if (!key.empty()) {
-    const auto hit = merged_.find(key);
-    if (hit != merged_.end()) return hit->second;  // identical actions are one action
+    const auto hit = merged.find(key);
+    if (hit != merged.end()) return hit->second;  // identical actions are one action
   }
-  const int id = static_cast<int>(p_.quantities.size());
+  const int id = static_cast<int>(program.quantities.size());
   if (q.name.empty()) q.name = (q.holder == Holder::kGlobal ? "g" : "m") + std::to_string(id + 1);
   std::sort(q.needs.begin(), q.needs.end());
-  p_.quantities.push_back(std::move(q));
-  if (!key.empty()) merged_.emplace(key, id);
+  program.quantities.push_back(std::move(q));
+  if (!key.empty()) merged.emplace(key, id);
   return id;
 }
 
-int Compiler::positions_quantity(const Node& ref, const std::string& name) {
-  if (positions_ < 0) {
+int Compilation::positions_quantity(const Node& ref, const std::string& name) {
+  if (positions < 0) {
     Quantity q;
     q.name = "P";
     q.mode = Mode::kPositions;
     q.form.known = true;
-    positions_ = add(q, "");
+    positions = add(q, "");
   }
-  if (std::find(position_names_.begin(), position_names_.end(), name) == position_names_.end()) {
-    position_names_.push_back(name);
+  if (std::find(position_names.begin(), position_names.end(), name) == position_names.end()) {
+    position_names.push_back(name);
     FormTerm term;
     term.node = std::make_shared<const Node>(ref);
-    p_.quantities[static_cast<std::size_t>(positions_)].form.terms.push_back(std::move(term));
+    program.quantities[static_cast<std::size_t>(positions)].form.terms.push_back(std::move(term));
   }
-  return positions_;
+  return positions;
 }
 
-Deps Compiler::expr(const Node& n, const std::set<std::string>& scope) {
+Deps Compilation::expr(const Node& n, const std::set<std::string>& scope) {
   Deps d;
   // Below anything but a sum, a sign or a closed factor, a reduction's value is no longer a
-  // term of the target's sum (summed_).
+  // term of the target's sum (summed).
   const bool additive =
       n.kind == K::kAdd || n.kind == K::kSub || n.kind == K::kNeg || n.kind == K::kReduce ||
       (n.kind == K::kMul &&
        (!targets::mentions_token(n.args[0]) || !targets::mentions_token(n.args[1]))) ||
       (n.kind == K::kDiv && !targets::mentions_token(n.args[1]));  // 1 / mean is no term of a sum
-  const Restore restore(summed_);
-  summed_ = summed_ && additive;
+  const Restore restore(summed);
+  summed = summed && additive;
   if (n.kind == K::kRef && n.name == "x") {
     if (n.position > 0 || !n.position_name.empty()) {
       const std::string where =
@@ -267,17 +149,17 @@ Deps Compiler::expr(const Node& n, const std::set<std::string>& scope) {
   return d;
 }
 
-void Compiler::note_order(const std::string& why) {
-  if (std::find(p_.order_dependent.begin(), p_.order_dependent.end(), why) ==
-      p_.order_dependent.end())
-    p_.order_dependent.push_back(why);
+void Compilation::note_order(const std::string& why) {
+  if (std::find(program.order_dependent.begin(), program.order_dependent.end(), why) ==
+      program.order_dependent.end())
+    program.order_dependent.push_back(why);
 }
 
-void Compiler::outside(const std::string& why) {
-  if (!p_.outside) p_.outside = why;
+void Compilation::outside(const std::string& why) {
+  if (!program.outside) program.outside = why;
 }
 
-Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
+Deps Compilation::reduction(const Node& n, const std::set<std::string>& scope) {
   std::vector<const targets::Binder*> unrolled;
   std::vector<const targets::Binder*> tokens;
   for (const targets::Binder& b : n.binders) {
@@ -296,14 +178,14 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
     outside("'" + targets::to_text(n) +
             "': a k-th largest over a parameter range is not a rule of the framework");
   }
-  const Restore restore(summed_);
-  summed_ = summed_ && n.op == targets::ReduceOp::kSum;  // a sum's copies are its terms
+  const Restore restore(summed);
+  summed = summed && n.op == targets::ReduceOp::kSum;  // a sum's copies are its terms
   // Expand the combinations of the unrolled binders.
   std::vector<targets::IndexRange> ranges;
   long count = 1;
   for (const targets::Binder* b : unrolled) {
-    const long low = reader_.resolve(b->low, b->column);
-    const long high = reader_.resolve(b->high, b->column);
+    const long low = reader.resolve(b->low, b->column);
+    const long high = reader.resolve(b->high, b->column);
     if (high < low) {
       throw InputError(SourceLocation{"<formula>", 1, b->column},
                        fmt::format("the range {} = {}..{} is empty", b->name, low, high));
@@ -330,7 +212,7 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
       return std::any_of(unrolled.begin(), unrolled.end(),
                          [&](const targets::Binder* u) { return u->name == b.name; });
     });
-    const int first = static_cast<int>(p_.quantities.size());
+    const int first = static_cast<int>(program.quantities.size());
     if (c.binders.empty()) {
       d.add(expr(c.args[0], scope));
       if (c.has_key()) d.add(expr(c.args[1], scope));
@@ -346,15 +228,15 @@ Deps Compiler::reduction(const Node& n, const std::set<std::string>& scope) {
   const bool same = firsts.size() >= 2 && shapes.front() != "" &&
                     std::all_of(shapes.begin(), shapes.end(),
                                 [&](const std::string& s) { return s == shapes.front(); });
-  if (same) p_.interchangeable.push_back(firsts);
-  if (!n.has_key()) p_.values.emplace(n, std::move(combined));
+  if (same) program.interchangeable.push_back(firsts);
+  if (!n.has_key()) program.values.emplace(n, std::move(combined));
   return d;
 }
 
-std::string Compiler::shape(int first) const {
+std::string Compilation::shape(int first) const {
   std::string out;
-  for (std::size_t i = static_cast<std::size_t>(first); i < p_.quantities.size(); ++i) {
-    const Quantity& q = p_.quantities[i];
+  for (std::size_t i = static_cast<std::size_t>(first); i < program.quantities.size(); ++i) {
+    const Quantity& q = program.quantities[i];
     out += fmt::format("{}{}{}{}{}:", static_cast<int>(q.mode), static_cast<int>(q.holder),
                        q.needs_at_tokens, q.needs_ffn, q.positions);
     for (const int n : q.needs)
@@ -364,7 +246,7 @@ std::string Compiler::shape(int first) const {
   return out;
 }
 
-Factor Compiler::factor_of(const Term& term, const std::set<std::string>& scope) {
+Factor Compilation::factor_of(const Term& term, const std::set<std::string>& scope) {
   const Deps d = expr(*term.node, scope);
   Factor f;
   f.indices = d.indices;
@@ -378,153 +260,152 @@ Factor Compiler::factor_of(const Term& term, const std::set<std::string>& scope)
   return f;
 }
 
-std::optional<int> Compiler::closed_sign(const Node& n) const {
+std::optional<int> Compilation::closed_sign(const Node& n) const {
   try {
-    return constant_sign(targets::Formula::from_tree(n), bindings_, token_dim_);
+    return constant_sign(targets::Formula::from_tree(n), bindings, token_dim);
   } catch (const InputError&) {  // an index bound further out
     return std::nullopt;
   }
 }
 
-Deps Compiler::token_reduction(const Node& n, const std::set<std::string>& scope) {
-  if (std::optional<Node> free = kIdleConstraints.rewrite(n, n, reader_)) {
-    Deps d = token_reduction(*free, scope);
-    const auto value = p_.values.find(*free);
-    if (value != p_.values.end()) p_.values.emplace(n, value->second);
-    return d;
-  }
+Deps Compilation::token_reduction(const Node& n, const std::set<std::string>& scope) {
   // Whether this reduction is a term of the target's sum; what its body holds is not.
-  const bool summed = summed_;
-  const Restore restore(summed_);
-  summed_ = false;
-  if (const std::optional<double> value = reader_.closed_constant(n)) {
-    p_.constants.push_back(
-        fmt::format("{} takes one value on every random sequence ({} for one draw of its "
-                    "parameters): no action",
-                    targets::to_text(n), targets::number_text(*value)));
-    return {};
+  TokenReduction r{n, scope, summed, {}, {}, {}, {}};
+  const Restore restore(summed);
+  summed = false;
+  for (const Pass* pass : passes) {
+    if (pass->stage != Stage::kReduction) continue;
+    if (std::optional<Deps> d = pass->on_reduction(*this, r)) return std::move(*d);
   }
-  std::vector<std::string> bound;
-  for (const targets::Binder& b : n.binders) bound.push_back(b.name);
-  std::set<std::string> inner = scope;
-  inner.insert(bound.begin(), bound.end());
-  const Node& body = n.args[0];
-  const Node& objective = n.has_key() ? n.args[1] : body;
-  std::vector<Term> terms;
-  additive_terms(objective, Term{}, terms, made_, !split_products_);
-  // A term times the number 0 couples nothing (max(s, t) (y_t + 0 * z_s) is max y); where
-  // every term is one, E5 has found the constant already.
-  if (std::any_of(terms.begin(), terms.end(), [](const Term& t) { return !t.zero; }))
-    std::erase_if(terms, [](const Term& t) { return t.zero; });
-  std::vector<Factor> factors;
-  for (const Term& t : terms) factors.push_back(factor_of(t, inner));
-  Deps body_deps;
-  if (n.has_key()) body_deps = expr(body, inner);
-  // Index constraints couple the indices they name.
-  std::vector<std::string> ordered;
-  for (const targets::IndexConstraint& c : n.constraints) {
-    Factor f;
-    f.indices = {c.left, c.right};
-    f.text = c.left + (c.strict_order ? " < " : " != ") + c.right;
-    f.constraint = &c;
-    factors.push_back(f);
-    if (c.strict_order) {
-      for (const std::string& i : {c.left, c.right}) {
-        if (std::find(ordered.begin(), ordered.end(), i) == ordered.end()) ordered.push_back(i);
-      }
-    }
-  }
-  // A symmetric body makes s < t the same as s != t only when this reduction binds both: with
-  // t bound further out, the tokens s ranges over depend on t's position.
-  const bool binds_ordered = std::all_of(ordered.begin(), ordered.end(), [&](const std::string& i) {
-    return std::find(bound.begin(), bound.end(), i) != bound.end();
-  });
-  if (!ordered.empty() && !(binds_ordered && symmetric(objective, ordered) &&
-                            (!n.has_key() || symmetric(body, ordered)))) {
-    note_order("'" + targets::to_text(n) + "' orders its indices (" +
-               fmt::format("{}", fmt::join(ordered, " < ")) + ") and " +
-               (binds_ordered ? "its body is not symmetric in them"
-                              : "binds only some of them (the range depends on a position)"));
-  }
-  if (const auto tokens = bindings_.find("T");
-      tokens != bindings_.end() && tokens->second < fewest_tokens(n)) {
-    throw InputError(SourceLocation{"<formula>", 1, n.column},
-                     fmt::format("'{}' has no index tuple for T = {}: it needs {} distinct "
-                                 "tokens",
-                                 targets::to_text(n), tokens->second, fewest_tokens(n)));
-  }
-  Comparison c;
-  c.text = targets::to_text(n);
-  c.reduction = n;
-  if (n.op == targets::ReduceOp::kSum) return annotated(mean(n, bound, factors, summed, c), n);
-  if (n.op == targets::ReduceOp::kKth && !ranks_last(n)) {
-    const long k = reader_.resolve(n.rank, n.column);
-    if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
-    if (k > kMaxRank) {
-      throw InputError(SourceLocation{"<formula>", 1, n.column},
-                       fmt::format("kth({}): the engine plans ranks up to {}", k, kMaxRank));
-    }
-    // Each constraint on the one ranked index (t != s, t < s) takes at least one token away.
-    const long excluded =
-        n.binders.size() == 1
-            ? std::count_if(n.constraints.begin(), n.constraints.end(),
-                            [&](const targets::IndexConstraint& ic) {
-                              return ic.left == bound.front() || ic.right == bound.front();
-                            })
-            : 0;
-    if (const auto tokens = bindings_.find("T");
-        tokens != bindings_.end() && k > tokens->second - excluded) {
-      throw InputError(SourceLocation{"<formula>", 1, n.column},
-                       fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
-                                   tokens->second - excluded));
-    }
-    if (k >= 2) {
-      Deps d = annotated(ranked(n, bound, factors, body_deps, k, c), n);
-      // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
-      // bottom (k = T is the minimum), which a reader comparing with training must be told.
-      if (const auto tokens = bindings_.find("T");
-          tokens != bindings_.end() && n.binders.size() == 1 && !p_.comparisons.empty() &&
-          targets::same_expression(p_.comparisons.back().reduction, n)) {
-        const long candidates = tokens->second - excluded;
-        if (2 * k > candidates + 1) {
-          const long from_bottom = candidates - k + 1;
-          p_.comparisons.back().elimination += fmt::format(
-              " (at the set T = {}, rank {} of {} is the {}; the plan is for k = {} fixed as T "
-              "grows)",
-              tokens->second, k, candidates,
-              from_bottom == 1 ? std::string("minimum")
-                               : fmt::format("{}{} smallest", from_bottom,
-                                             from_bottom % 100 / 10 == 1 ? "th"
-                                             : from_bottom % 10 == 1     ? "st"
-                                             : from_bottom % 10 == 2     ? "nd"
-                                             : from_bottom % 10 == 3     ? "rd"
-                                                                         : "th"),
-              k);
-        }
-      }
-      return d;
-    }
-  }
-  // max |L| (or L^2) as max L and min L is the second reading: the first retrieves by |L|, a key
-  // feature the token-wise encoder computes (docs/theory.md, section 3), on one head.
-  if (split_products_) {
-    if (std::optional<Deps> split = absolute_maximum(n, bound, factors, body_deps, scope, c))
-      return annotated(*split, n);
-  }
-  return annotated(extremum(n, bound, factors, body_deps, scope, c), n);
+  throw Error(fmt::format("no pass of the engine's registry compiles the reduction at column {}",
+                          n.column));
 }
 
-Deps Compiler::annotated(Deps d, const Node& n) {
-  const auto note = reader_.notes().find(n);
-  if (note != reader_.notes().end() && !p_.comparisons.empty() &&
-      targets::same_expression(p_.comparisons.back().reduction, n))
-    p_.comparisons.back().elimination += note->second;
+Deps Compilation::annotated(Deps d, const Node& n) {
+  const auto note = reader.notes().find(n);
+  if (note != reader.notes().end() && !program.comparisons.empty() &&
+      targets::same_expression(program.comparisons.back().reduction, n))
+    program.comparisons.back().elimination += note->second;
   return d;
 }
 
-bool Compiler::ranks_last(const Node& n) {
+bool Compilation::ranks_last(const Node& n) {
   return n.op == targets::ReduceOp::kKth && n.rank.name == "T" && n.binders.size() == 1 &&
          n.constraints.empty();
 }
+
+namespace {
+
+// ---- the passes of this file (pipeline.cpp sets their order) ----------------------------------
+
+/// E5 for the whole target too: reductions that cancel (max(t) y - max(s) y) or a term that
+/// vanishes (dot(x[1], x[2]) * 0) leave a constant, which no action computes.
+void constant_target(Compilation& state) {
+  if (state.root.kind == K::kReduce) return;
+  if (const std::optional<double> value = state.reader.closed_constant(state.root)) {
+    state.program.constants.push_back(fmt::format(
+        "the target {} takes one value on every random sequence ({} for one draw of its "
+        "parameters): no action",
+        targets::to_text(state.formula().root()), targets::number_text(*value)));
+    state.done = true;
+  }
+}
+
+void walk(Compilation& state) {
+  state.program.root = state.root;
+  const Deps top = state.expr(state.root, {});
+  for (const int q : top.quantities) state.program.outputs.push_back(q);
+}
+
+/// beta', beta_1 and the comparison number from the comparisons made.
+void count_comparisons(Compilation& state) {
+  Program& p = state.program;
+  if (state.positions >= 0) {
+    Quantity& pq = p.quantities[static_cast<std::size_t>(state.positions)];
+    pq.positions = static_cast<long>(state.position_names.size());
+    pq.what = fmt::format("the tokens at positions {{{}}}", fmt::join(state.position_names, ", "));
+  }
+  // One reduction written twice is one comparison.
+  std::set<Node, targets::ExpressionOrder> counted;
+  for (const Comparison& c : p.comparisons) {
+    if (!c.counts() || !counted.insert(c.reduction).second) continue;
+    p.order = std::max(p.order, c.order);
+    p.comparison_number += GiNaC::pow(symbolic::SymbolRegistry::standard().seq_len(), c.order);
+  }
+  // Said in the tree, compared nowhere (no order, not in the comparison number).
+  for (const std::string& text : state.reader.idle()) {
+    Comparison c;
+    c.text = text;
+    c.order = 0;
+    c.elimination =
+        "the body reads none of the selected indices: its value, whichever tuple "
+        "the key selects (no action)";
+    p.comparisons.push_back(c);
+  }
+}
+
+/// E3's reading of idle constraints, applied to each token reduction as the walk meets it.
+std::optional<Deps> without_idle_constraints(Compilation& state, TokenReduction& r) {
+  const std::optional<Node> free = kIdleConstraints.rewrite(r.node, r.node, state.reader);
+  if (!free) return std::nullopt;
+  const Restore restore(state.summed);
+  state.summed = r.summed;  // the reduction read again is the same term of the target's sum
+  Deps d = state.token_reduction(*free, r.scope);
+  const auto value = state.program.values.find(*free);
+  if (value != state.program.values.end()) state.program.values.emplace(r.node, value->second);
+  return d;
+}
+
+std::optional<Deps> constant_reduction(Compilation& state, TokenReduction& r) {
+  const std::optional<double> value = state.reader.closed_constant(r.node);
+  if (!value) return std::nullopt;
+  state.program.constants.push_back(
+      fmt::format("{} takes one value on every random sequence ({} for one draw of its "
+                  "parameters): no action",
+                  targets::to_text(r.node), targets::number_text(*value)));
+  return Deps{};
+}
+
+}  // namespace
+
+extern const Pass kConstantTargetPass;  // registered in pipeline.cpp
+const Pass kConstantTargetPass{
+    .rule = "E5",
+    .name = "constant target",
+    .does = "a target that takes one value on random sequences needs no action",
+    .stage = Stage::kTarget,
+    .on_target = constant_target};
+extern const Pass kWalkPass;
+const Pass kWalkPass{.rule = "E0",
+                     .name = "walk",
+                     .does =
+                         "the tree, operands first: ranges unrolled into copies, positions and "
+                         "offsets fetched (R5), each token reduction to the reduction passes",
+                     .stage = Stage::kTarget,
+                     .on_target = walk};
+extern const Pass kComparisonsPass;
+const Pass kComparisonsPass{.rule = "5.4",
+                            .name = "comparison tree",
+                            .does =
+                                "beta' the largest order, beta_1 the distinct comparisons, the "
+                                "comparison number the sum of T^order",
+                            .stage = Stage::kTarget,
+                            .on_target = count_comparisons};
+extern const Pass kIdleConstraintsPass;
+const Pass kIdleConstraintsPass{.rule = "E3",
+                                .name = "idle constraints",
+                                .does =
+                                    "a constraint on an index no term reads is dropped, the "
+                                    "reduction compiled again",
+                                .stage = Stage::kReduction,
+                                .on_reduction = without_idle_constraints};
+extern const Pass kConstantReductionPass;
+const Pass kConstantReductionPass{.rule = "E5",
+                                  .name = "constant reduction",
+                                  .does =
+                                      "a reduction that takes one value on random sequences is a "
+                                      "constant: no action",
+                                  .stage = Stage::kReduction,
+                                  .on_reduction = constant_reduction};
 
 }  // namespace infoflow::theorems::detail

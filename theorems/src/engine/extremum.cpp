@@ -10,6 +10,7 @@
 
 #include "compiler.hpp"
 #include "elimination_order.hpp"
+#include "pipeline.hpp"
 #include "score_tests.hpp"
 
 namespace infoflow::theorems::detail {
@@ -27,37 +28,43 @@ std::vector<std::set<std::string>> scopes_of(const std::vector<Factor>& factors)
   return out;
 }
 
-}  // namespace
+/// Program::values for a closed extremum resolved by `last`: its value, plus the terms left
+/// over that read no index (a constant offset); a selection's value is its body at the token.
+void record_value(Compilation& state, const Node& n, const std::vector<Factor>& left, int last,
+                  double ratio, const std::string& index);
 
-Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
-                        std::vector<Factor> factors, const Deps& body_deps,
-                        const std::set<std::string>& scope, Comparison& c) {
+Deps extremum(Compilation& state, const Node& n, const std::vector<std::string>& bound,
+              std::vector<Factor> factors, const Deps& body_deps,
+              const std::set<std::string>& scope, Comparison& c) {
   const Elimination e = best_order(scopes_of(factors), bound);
-  const char* op = n.op == targets::ReduceOp::kMin || ranks_last(n) ? "min" : "max";
-  if (split_products_ && e.widest < 2) {
-    if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
-    if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
+  const char* op = n.op == targets::ReduceOp::kMin || Compilation::ranks_last(n) ? "min" : "max";
+  if (state.split_products && e.widest < 2) {
+    if (std::optional<Deps> split = separable_product(state, n, bound, factors, scope, c))
+      return *split;
+    if (std::optional<Deps> split = absolute_split(state, n, factors, scope, c)) return *split;
   }
   if (e.widest >= 2) {
-    if (std::optional<Deps> split = separable_product(n, bound, factors, scope, c)) return *split;
-    if (std::optional<Deps> split = absolute_split(n, factors, scope, c)) return *split;
+    if (std::optional<Deps> split = separable_product(state, n, bound, factors, scope, c))
+      return *split;
+    if (std::optional<Deps> split = absolute_split(state, n, factors, scope, c)) return *split;
     if (blocked_only_by_products(factors, bound)) {
-      outside("'" + c.text +
-              "': a product of factors over independent groups of indices, "
-              "beside other terms, is what couples the indices; its extremum is at a vertex of "
-              "the groups, which no rule of the framework combines with the other terms: read "
-              "as undecided, not as a blocked comparison");
+      state.outside(
+          "'" + c.text +
+          "': a product of factors over independent groups of indices, "
+          "beside other terms, is what couples the indices; its extremum is at a vertex of "
+          "the groups, which no rule of the framework combines with the other terms: read "
+          "as undecided, not as a blocked comparison");
     }
     if (bound.size() > kExhaustiveIndices) {
       // Not every order was tried: that none is admissible is not shown.
-      outside(
+      state.outside(
           fmt::format("'{}': over {} indices, neither the written elimination order nor "
                       "the greedy one is admissible (a factor over {} indices remains), "
                       "and the {}! orders are not all tried: undecided, not a blocked "
                       "comparison",
                       c.text, bound.size(), e.widest, bound.size()));
     }
-    return blocked(c, static_cast<int>(e.widest) + 1,
+    return blocked(state, c, static_cast<int>(e.widest) + 1,
                    fmt::format("no elimination order: eliminating any index leaves a factor "
                                "over {} indices",
                                e.widest),
@@ -103,8 +110,8 @@ Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
     std::sort(keys.begin(), keys.end());
     std::string key = fmt::format("ret|max|{}|{}", at.empty() ? "g" : "t", fmt::join(keys, ";"));
     for (const int need : needs) key += "|" + std::to_string(need);
-    const int id = add(q, key);
-    Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+    const int id = state.add(q, key);
+    Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     if (made.what.empty()) {
       made.what = at.empty() ? fmt::format("{} = the token {}imising {} over {}", made.name, op,
                                            objective, over)
@@ -142,11 +149,11 @@ Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
   }
   c.order = static_cast<int>(e.widest) + 1;
   c.elimination = fmt::format("{}", fmt::join(steps, "; "));
-  p_.comparisons.push_back(c);
-  if (last >= 0 && last_at.empty()) record_value(n, factors, last, last_ratio, last_index);
+  state.program.comparisons.push_back(c);
+  if (last >= 0 && last_at.empty()) record_value(state, n, factors, last, last_ratio, last_index);
   // A reduction held at a token (its value a message of the enclosing one) is that message.
   if (last >= 0 && !last_at.empty() && !n.has_key() && factors.size() == 1)
-    p_.values.emplace(n, held(last, last_ratio));
+    state.program.values.emplace(n, held(last, last_ratio));
   // What is left (terms over outer indices only, and the messages) makes the value.
   Deps d = leftovers(factors, bound);
   if (last >= 0) d.quantities.insert(last);
@@ -155,27 +162,46 @@ Deps Compiler::extremum(const Node& n, const std::vector<std::string>& bound,
   return d;
 }
 
-Deps Compiler::blocked(Comparison& c, int order, std::string why,
-                       const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
+std::optional<Deps> elimination(Compilation& state, TokenReduction& r) {
+  return state.annotated(
+      extremum(state, r.node, r.bound, r.factors, r.body_deps, r.scope, r.comparison), r.node);
+}
+
+}  // namespace
+
+extern const Pass kEliminationPass;  // registered in pipeline.cpp
+const Pass kEliminationPass{.rule = "E1 E2",
+                            .name = "elimination",
+                            .does =
+                                "the indices eliminated one at a time, each a retrieval at the "
+                                "tokens that remain (order 2: E2); a product at its vertices where "
+                                "blocked; no admissible order: R4",
+                            .stage = Stage::kReduction,
+                            .on_reduction = elimination};
+
+Deps blocked(Compilation& state, Comparison& c, int order, std::string why,
+             const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
   c.blocked = true;
   c.order = order;
   c.elimination = std::move(why);
-  p_.comparisons.push_back(c);
+  state.program.comparisons.push_back(c);
   Quantity q;
   q.mode = Mode::kAggregation;
   q.order = order;
   q.what = "the whole sequence, for " + c.text;
   Deps d = leftovers(factors, bound);
-  d.quantities.insert(add(q, ""));
+  d.quantities.insert(state.add(q, ""));
   return d;
 }
 
-void Compiler::record_value(const Node& n, const std::vector<Factor>& left, int last, double ratio,
-                            const std::string& index) {
+namespace {
+
+void record_value(Compilation& state, const Node& n, const std::vector<Factor>& left, int last,
+                  double ratio, const std::string& index) {
   std::vector<Value> terms;
   if (n.has_key()) {
     if (n.binders.size() != 1) return;
-    p_.values.emplace(n, selected_value(last, n.args[0], index));
+    state.program.values.emplace(n, selected_value(last, n.args[0], index));
     return;
   }
   terms.push_back(held(last, ratio));
@@ -191,11 +217,12 @@ void Compiler::record_value(const Node& n, const std::vector<Factor>& left, int 
     if (!t) return;
     terms.push_back(operation(K::kMul, {number(t->coefficient), lifted(*t->node)}));
   }
-  p_.values.emplace(n, sum_of(std::move(terms)));
+  state.program.values.emplace(n, sum_of(std::move(terms)));
 }
 
-Deps Compiler::leftovers(const std::vector<Factor>& factors,
-                         const std::vector<std::string>& bound) {
+}  // namespace
+
+Deps leftovers(const std::vector<Factor>& factors, const std::vector<std::string>& bound) {
   Deps d;
   for (const Factor& f : factors) {
     if (std::none_of(bound.begin(), bound.end(),
@@ -207,8 +234,8 @@ Deps Compiler::leftovers(const std::vector<Factor>& factors,
   return d;
 }
 
-Form Compiler::form_of(const std::vector<const Factor*>& used, const std::string& v,
-                       const std::string& at, bool minimum) {
+Form form_of(const std::vector<const Factor*>& used, const std::string& v, const std::string& at,
+             bool minimum) {
   Form form;
   form.index = v;
   form.at = at;
@@ -227,8 +254,8 @@ Form Compiler::form_of(const std::vector<const Factor*>& used, const std::string
   return form;
 }
 
-double Compiler::ratio_to_form(const Form& form, const std::vector<const Factor*>& used,
-                               bool minimum, bool one_term) {
+double ratio_to_form(const Form& form, const std::vector<const Factor*>& used, bool minimum,
+                     bool one_term) {
   const double sign = form.minimum == minimum ? 1 : -1;
   if (!one_term || form.terms.size() != 1) return sign;
   const Factor* mine = single_score(used);
@@ -237,14 +264,13 @@ double Compiler::ratio_to_form(const Form& form, const std::vector<const Factor*
   return sign * std::abs(term->coefficient / form.terms.front().coefficient);
 }
 
-void Compiler::outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound,
-                                     Deps& d) {
+void outer_indices_of_body(const Deps& body_deps, const std::vector<std::string>& bound, Deps& d) {
   for (const std::string& i : body_deps.indices) {
     if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
   }
 }
 
-Value Compiler::selected_value(int last, const Node& body, const std::string& index) {
+Value selected_value(int last, const Node& body, const std::string& index) {
   return Value{Value::Selected{last, index}, {lifted(body)}};
 }
 

@@ -9,6 +9,7 @@
 #include "infoflow/targets/node_algebra.hpp"
 
 #include "compiler.hpp"
+#include "pipeline.hpp"
 #include "score_tests.hpp"
 
 namespace infoflow::theorems::detail {
@@ -16,14 +17,24 @@ namespace infoflow::theorems::detail {
 using targets::Node;
 using K = targets::Node::Kind;
 
-Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
-                    const std::vector<Factor>& factors, bool summed, Comparison& c) {
+namespace {
+
+/// T times the mean of factor `f` over `v` as a value of mean quantity `id`: a new value of
+/// its form, or a multiple of one it carries already (y and 2 y average one value).
+std::optional<Value> averaged_value(Compilation& state, Quantity& made, int id, const Factor& f,
+                                    const std::string& v);
+
+/// A sum over tokens: the mean mode prices a sum of token-wise values; anything else is
+/// outside the framework.
+Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bound,
+          const std::vector<Factor>& factors, bool summed, Comparison& c) {
   c.sum = true;
   c.order = 1;
   if (!n.constraints.empty()) {
-    outside("'" + c.text +
-            "': a sum over constrained index tuples grows its active index set with T; no mode "
-            "prices it");
+    state.outside(
+        "'" + c.text +
+        "': a sum over constrained index tuples grows its active index set with T; no mode "
+        "prices it");
     return {};
   }
   Deps d;
@@ -37,9 +48,9 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
     }
     const bool outer = f.indices.size() > on.size();
     if (on.size() >= 2 || (!on.empty() && outer)) {
-      outside("'" + c.text + "': the term " + f.text +
-              " couples tokens inside a sum, whose active index set grows with T; no mode of "
-              "the framework prices it");
+      state.outside("'" + c.text + "': the term " + f.text +
+                    " couples tokens inside a sum, whose active index set grows with T; no mode of "
+                    "the framework prices it");
       return {};
     }
     if (on.empty()) {  // a constant of the sum
@@ -64,11 +75,11 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
     // for each).
     const bool vector = f.term != nullptr && f.term->value == targets::ValueKind::kVector;
     const std::string term_key = (summed ? "sum:" : "") + f.key({{on.front(), "#v"}}, true);
-    const int id = add(q, fmt::format("mean|{}|{}|{}", fmt::join(q.needs, ","), q.needs_ffn ? "ffn" : "",
-                                      vector ? term_key : ""));
-    Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+    const int id = state.add(q, fmt::format("mean|{}|{}|{}", fmt::join(q.needs, ","),
+                                            q.needs_ffn ? "ffn" : "", vector ? term_key : ""));
+    Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     const std::string term = f.signed_text();
-    std::map<std::string, bool>& averaged = averaged_[id];  // each averaged term: a vector?
+    std::map<std::string, bool>& averaged = state.averaged[id];  // each averaged term: a vector?
     // 2 y's mean is y's; the means that are terms of the target's sum are one value, the mean
     // of their sum (sum(i = 1..20) sum(t) y_i^2 is one, where (sum(t) y_i)^2 are twenty).
     if (averaged.emplace(term_key, vector).second) {
@@ -89,20 +100,20 @@ Deps Compiler::mean(const Node& n, const std::vector<std::string>& bound,
     const std::string step = on.front() + " -> " + made.name;
     if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
     d.quantities.insert(id);
-    if (std::optional<Value> part = averaged_value(made, id, f, on.front())) {
+    if (std::optional<Value> part = averaged_value(state, made, id, f, on.front())) {
       value.push_back(std::move(*part));
     } else {
       value_known = false;
     }
   }
   c.elimination = fmt::format("{} (uniform averages)", fmt::join(steps, "; "));
-  p_.comparisons.push_back(c);
-  if (value_known && !value.empty()) p_.values.emplace(n, sum_of(std::move(value)));
+  state.program.comparisons.push_back(c);
+  if (value_known && !value.empty()) state.program.values.emplace(n, sum_of(std::move(value)));
   return d;
 }
 
-std::optional<Value> Compiler::averaged_value(Quantity& made, int id, const Factor& f,
-                                             const std::string& v) {
+std::optional<Value> averaged_value(Compilation& state, Quantity& made, int id, const Factor& f,
+                                    const std::string& v) {
   std::optional<FormTerm> term = form_term(f);
   if (!term) {
     made.form.unknown = "a parameter, not a number, scales the averaged term " + f.text;
@@ -113,7 +124,7 @@ std::optional<Value> Compiler::averaged_value(Quantity& made, int id, const Fact
     made.form.index = v;
   }
   const std::string key = f.key({{v, "#v"}}, true);
-  std::vector<std::pair<std::string, double>>& carried = mean_values_[id];
+  std::vector<std::pair<std::string, double>>& carried = state.mean_values[id];
   std::size_t component = 0;
   while (component < carried.size() && carried[component].first != key) ++component;
   double ratio = 1;
@@ -132,5 +143,21 @@ std::optional<Value> Compiler::averaged_value(Quantity& made, int id, const Fact
   tokens.name = "T";
   return operation(K::kMul, {lifted(tokens), held(id, ratio, static_cast<int>(component))});
 }
+
+std::optional<Deps> uniform_averages(Compilation& state, TokenReduction& r) {
+  if (r.node.op != targets::ReduceOp::kSum) return std::nullopt;
+  return state.annotated(mean(state, r.node, r.bound, r.factors, r.summed, r.comparison), r.node);
+}
+
+}  // namespace
+
+extern const Pass kMeanPass;  // registered in pipeline.cpp
+const Pass kMeanPass{.rule = "R6",
+                     .name = "uniform averages",
+                     .does =
+                         "a sum over tokens as the means of token-wise values, one uniform head "
+                         "for those that need the same quantities",
+                     .stage = Stage::kReduction,
+                     .on_reduction = uniform_averages};
 
 }  // namespace infoflow::theorems::detail

@@ -1,8 +1,13 @@
 // R2: a k-th largest (k >= 2) as a chain of k retrievals, each masked by the one before; identical
 // chains are one.
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "infoflow/core/error.hpp"
+
 #include "compiler.hpp"
+#include "pipeline.hpp"
 #include "score_tests.hpp"
 
 namespace infoflow::theorems::detail {
@@ -10,13 +15,25 @@ namespace infoflow::theorems::detail {
 using targets::Node;
 using K = targets::Node::Kind;
 
-Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
-                      std::vector<Factor> factors, const Deps& body_deps, long k, Comparison& c) {
+namespace {
+
+/// The highest rank of a k-th largest: R2 chains k masked maxima, a quantity each, and planning
+/// grows with k^2; no architecture searched places more than a few dozen.
+constexpr long kMaxRank = 1024;
+
+/// Program::values for a k-th largest resolved by its chain's last step `last`: the step's
+/// value, or the selection's body at its token; recorded where the score is the whole body.
+void record_rank_value(Compilation& state, const Node& n, int last,
+                       const std::vector<const Factor*>& used, const std::vector<Factor>& factors,
+                       const std::string& index, const std::string& at);
+
+Deps ranked(Compilation& state, const Node& n, const std::vector<std::string>& bound,
+            std::vector<Factor> factors, const Deps& body_deps, long k, Comparison& c) {
   const bool selection = n.has_key();
   if (bound.size() != 1) {
-    outside("'" + c.text +
-            "': a k-th largest over index tuples is not a rule of the framework "
-            "(Theorem 2 ranks single tokens)");
+    state.outside("'" + c.text +
+                  "': a k-th largest over index tuples is not a rule of the framework "
+                  "(Theorem 2 ranks single tokens)");
     return {};
   }
   const std::string& v = bound.front();
@@ -26,7 +43,7 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
   texts.insert(texts.end(), constraints.begin(), constraints.end());
   message.erase(v);
   if (message.size() >= 2) {
-    return blocked(c, static_cast<int>(message.size()) + 1,
+    return blocked(state, c, static_cast<int>(message.size()) + 1,
                    "the k-th largest couples " + std::to_string(message.size() + 1) + " indices",
                    factors, bound);
   }
@@ -44,23 +61,23 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
   std::string chain_key = fmt::format("kth|{}|{}|{}|{}", k, at.empty() ? "g" : "t",
                                       selection ? "by" : "", fmt::join(keys, ";"));
   for (const int need : needs) chain_key += "|" + std::to_string(need);
-  if (const auto same = merged_chains_.find(chain_key); same != merged_chains_.end()) {
-    const Ranked& earlier = p_.ranked[same->second];
+  if (const auto same = state.merged_chains.find(chain_key); same != state.merged_chains.end()) {
+    const Ranked& earlier = state.program.ranked[same->second];
     std::vector<std::string> names;
     for (const int step : earlier.steps)
-      names.push_back(p_.quantities[static_cast<std::size_t>(step)].name);
+      names.push_back(state.program.quantities[static_cast<std::size_t>(step)].name);
     c.order = at.empty() ? 1 : 2;
     c.elimination = fmt::format("{} -> {} (k = {} masked maxima, the chain of {})", v,
                                 fmt::join(names, ", "), k, earlier.text);
-    p_.comparisons.push_back(c);
-    record_rank_value(n, earlier.steps.back(), used, factors, v, at);
+    state.program.comparisons.push_back(c);
+    record_rank_value(state, n, earlier.steps.back(), used, factors, v, at);
     Deps d = leftovers(factors, bound);
     d.quantities.insert(earlier.steps.back());
     if (!at.empty()) d.indices.insert(at);
     outer_indices_of_body(body_deps, bound, d);
     return d;
   }
-  merged_chains_.emplace(chain_key, p_.ranked.size());
+  state.merged_chains.emplace(chain_key, state.program.ranked.size());
   Ranked r;
   r.rank = k;
   r.text = c.text;
@@ -78,14 +95,15 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
     std::string step_key = fmt::format("{}|{}|{}", j == 1 ? "ret|max" : fmt::format("rank|{}", j),
                                        at.empty() ? "g" : "t", fmt::join(keys, ";"));
     for (const int need : needs) step_key += "|" + std::to_string(need);
-    const int id = add(q, step_key);
-    Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+    const int id = state.add(q, step_key);
+    Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     if (made.what.empty()) {
-      made.what = j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
-                                       at.empty() ? "" : "(" + at + ")", objective, v)
-                         : fmt::format("{}{} = the token of the largest {} over {} below {}'s",
-                                       made.name, at.empty() ? "" : "(" + at + ")", objective, v,
-                                       p_.quantities[static_cast<std::size_t>(previous)].name);
+      made.what =
+          j == 1 ? fmt::format("{}{} = the token of the largest {} over {}", made.name,
+                               at.empty() ? "" : "(" + at + ")", objective, v)
+                 : fmt::format("{}{} = the token of the largest {} over {} below {}'s", made.name,
+                               at.empty() ? "" : "(" + at + ")", objective, v,
+                               state.program.quantities[static_cast<std::size_t>(previous)].name);
       if (made.needs_ffn) made.what += kScoreNeedsFfn;
       made.form = form_of(used, v, at, false);
       made.form.below = previous;
@@ -94,11 +112,11 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
     r.steps.push_back(id);
     previous = id;
   }
-  record_rank_value(n, previous, used, factors, v, at);
-  p_.ranked.push_back(r);
+  record_rank_value(state, n, previous, used, factors, v, at);
+  state.program.ranked.push_back(r);
   c.order = at.empty() ? 1 : 2;
   c.elimination = fmt::format("{} -> {} (k = {} masked maxima)", v, fmt::join(steps, ", "), k);
-  p_.comparisons.push_back(c);
+  state.program.comparisons.push_back(c);
   Deps d = leftovers(factors, bound);
   d.quantities.insert(previous);
   if (!at.empty()) d.indices.insert(at);
@@ -106,18 +124,82 @@ Deps Compiler::ranked(const Node& n, const std::vector<std::string>& bound,
   return d;
 }
 
-void Compiler::record_rank_value(const Node& n, int last, const std::vector<const Factor*>& used,
-                                 const std::vector<Factor>& factors, const std::string& index,
-                                 const std::string& at) {
+void record_rank_value(Compilation& state, const Node& n, int last,
+                       const std::vector<const Factor*>& used, const std::vector<Factor>& factors,
+                       const std::string& index, const std::string& at) {
   if (used.size() != factors.size()) return;
-  const Quantity& q = p_.quantities[static_cast<std::size_t>(last)];
+  const Quantity& q = state.program.quantities[static_cast<std::size_t>(last)];
   if (n.has_key()) {
     if (!at.empty()) return;
-    p_.values.emplace(n, selected_value(last, n.args[0], index));
+    state.program.values.emplace(n, selected_value(last, n.args[0], index));
     return;
   }
   const double ratio = ratio_to_form(q.form, used, false, scoring_terms(used) == 1);
-  p_.values.emplace(n, held(last, ratio));
+  state.program.values.emplace(n, held(last, ratio));
 }
+
+std::optional<Deps> masked_chain(Compilation& state, TokenReduction& r) {
+  const Node& n = r.node;
+  if (n.op != targets::ReduceOp::kKth || Compilation::ranks_last(n)) return std::nullopt;
+  const long k = state.reader.resolve(n.rank, n.column);
+  if (k < 1) throw InputError(SourceLocation{"<formula>", 1, n.column}, "kth() counts from 1");
+  if (k > kMaxRank) {
+    throw InputError(SourceLocation{"<formula>", 1, n.column},
+                     fmt::format("kth({}): the engine plans ranks up to {}", k, kMaxRank));
+  }
+  // Each constraint on the one ranked index (t != s, t < s) takes at least one token away.
+  const long excluded =
+      n.binders.size() == 1
+          ? std::count_if(n.constraints.begin(), n.constraints.end(),
+                          [&](const targets::IndexConstraint& ic) {
+                            return ic.left == r.bound.front() || ic.right == r.bound.front();
+                          })
+          : 0;
+  if (const auto tokens = state.bindings.find("T");
+      tokens != state.bindings.end() && k > tokens->second - excluded) {
+    throw InputError(SourceLocation{"<formula>", 1, n.column},
+                     fmt::format("kth({}) over {} candidates: the rank exceeds them", k,
+                                 tokens->second - excluded));
+  }
+  if (k >= 2) {
+    Deps d = state.annotated(ranked(state, n, r.bound, r.factors, r.body_deps, k, r.comparison), n);
+    // The plan holds k fixed as T grows; at a set T a rank past the middle is a rank from the
+    // bottom (k = T is the minimum), which a reader comparing with training must be told.
+    if (const auto tokens = state.bindings.find("T");
+        tokens != state.bindings.end() && n.binders.size() == 1 &&
+        !state.program.comparisons.empty() &&
+        targets::same_expression(state.program.comparisons.back().reduction, n)) {
+      const long candidates = tokens->second - excluded;
+      if (2 * k > candidates + 1) {
+        const long from_bottom = candidates - k + 1;
+        state.program.comparisons.back().elimination += fmt::format(
+            " (at the set T = {}, rank {} of {} is the {}; the plan is for k = {} fixed as T "
+            "grows)",
+            tokens->second, k, candidates,
+            from_bottom == 1 ? std::string("minimum")
+                             : fmt::format("{}{} smallest", from_bottom,
+                                           from_bottom % 100 / 10 == 1 ? "th"
+                                           : from_bottom % 10 == 1     ? "st"
+                                           : from_bottom % 10 == 2     ? "nd"
+                                           : from_bottom % 10 == 3     ? "rd"
+                                                                       : "th"),
+            k);
+      }
+    }
+    return d;
+  }
+  return std::nullopt;  // kth(1, ...): the elimination's
+}
+
+}  // namespace
+
+extern const Pass kRankedPass;  // registered in pipeline.cpp
+const Pass kRankedPass{.rule = "R2",
+                       .name = "masked chains",
+                       .does =
+                           "a k-th largest (k >= 2) as a chain of k retrievals, each masked by the "
+                           "one before; identical chains are one",
+                       .stage = Stage::kReduction,
+                       .on_reduction = masked_chain};
 
 }  // namespace infoflow::theorems::detail

@@ -11,6 +11,7 @@
 
 #include "compiler.hpp"
 #include "elimination_order.hpp"
+#include "pipeline.hpp"
 #include "score_tests.hpp"
 
 namespace infoflow::theorems::detail {
@@ -107,12 +108,19 @@ Value larger_magnitude(Value largest, Value smallest, bool square) {
   return operation(K::kPow, {std::move(larger), number(2)});
 }
 
-}  // namespace
+Deps absolute_selection(Compilation& state, const Node& n, const Node& score, bool square,
+                        const std::set<std::string>& scope, Comparison& c);
 
-std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<std::string>& bound,
-                                               const std::vector<Factor>& factors,
-                                               const Deps& body_deps,
-                                               const std::set<std::string>& scope, Comparison& c) {
+/// max over one token of |L|, L linear in the token (no key, no constraint): |y| = max(y, -y),
+/// so two retrievals of linear scores, one each, and the readout's FFN takes the larger.
+/// Attention forms both scores from the raw tokens, where |L| itself would wait for an FFN
+/// (R1). A selection by |L| (or L^2), `max(t by abs(L)) V`, is V at the token of max L or at
+/// that of min L, whichever |L| is larger: the selections by L and by -L and the two extrema
+/// of L, which share their retrievals.
+std::optional<Deps> absolute_maximum(Compilation& state, const Node& n,
+                                     const std::vector<std::string>& bound,
+                                     const std::vector<Factor>& factors, const Deps& body_deps,
+                                     const std::set<std::string>& scope, Comparison& c) {
   if (n.op != targets::ReduceOp::kMax || bound.size() != 1 || !body_deps.quantities.empty() ||
       !n.constraints.empty())
     return std::nullopt;
@@ -136,15 +144,16 @@ std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<
   const Node& score = affine_argument(t.args[0]);
   if (!linear_in_tokens(score, v)) return std::nullopt;
   const std::string inner = targets::to_text(score);
-  if (n.has_key()) return absolute_selection(n, score, square, scope, c);
+  if (n.has_key()) return absolute_selection(state, n, score, square, scope, c);
   // Keyed as the retrievals of max L and min L elsewhere (one action with them).
   const std::string plain = canonical(score, {{v, "#v"}});
   std::vector<std::string> names;
   std::vector<Value> at_extremes;  // g(L) at the score's largest and smallest values
   Deps d = leftovers(factors, bound);
   for (const char* sign : {"", "-"}) {
-    const int id = add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
-    Quantity& made = p_.quantities[static_cast<std::size_t>(id)];
+    const int id =
+        state.add(Quantity{}, std::string("ret|max|g|") + (*sign ? "-" : "+") + "|" + plain);
+    Quantity& made = state.program.quantities[static_cast<std::size_t>(id)];
     if (made.what.empty()) {
       made.what = fmt::format("{} = the token maximising {}{} over {}", made.name, sign, inner, v);
       made.form.known = true;
@@ -172,7 +181,7 @@ std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<
   const std::optional<double> slope = slope_in(t.args[0], score);
   if (at_extremes.size() == 2 && slope && *slope != 0) {
     if (*slope < 0) std::swap(at_extremes[0], at_extremes[1]);
-    p_.values.emplace(
+    state.program.values.emplace(
         n, larger_magnitude(std::move(at_extremes[0]), std::move(at_extremes[1]), square));
   }
   c.order = 1;
@@ -184,12 +193,12 @@ std::optional<Deps> Compiler::absolute_maximum(const Node& n, const std::vector<
                 "{} -> {}, {} ({} is largest where {} is largest or smallest: two "
                 "maxima of a linear score)",
                 v, names[0], names[1], targets::to_text(t), inner);
-  p_.comparisons.push_back(c);
+  state.program.comparisons.push_back(c);
   return d;
 }
 
-Deps Compiler::absolute_selection(const Node& n, const Node& score, bool square,
-                                  const std::set<std::string>& scope, Comparison& c) {
+Deps absolute_selection(Compilation& state, const Node& n, const Node& score, bool square,
+                        const std::set<std::string>& scope, Comparison& c) {
   Deps d;
   std::vector<std::string> parts;
   for (const targets::ReduceOp op : {targets::ReduceOp::kMax, targets::ReduceOp::kMin}) {
@@ -200,7 +209,7 @@ Deps Compiler::absolute_selection(const Node& n, const Node& score, bool square,
     extremum.op = op;
     extremum.args = {score};
     for (const Node* r : {&selection, &extremum}) {
-      d.add(token_reduction(*r, scope));
+      d.add(state.token_reduction(*r, scope));
       parts.push_back(targets::to_text(*r));
     }
   }
@@ -210,14 +219,35 @@ Deps Compiler::absolute_selection(const Node& n, const Node& score, bool square,
       "taking the one whose key is larger",
       square ? " (y^2 = |y|^2)" : "", fmt::join(parts, ", "));
   c.summary = true;
-  p_.comparisons.push_back(c);
+  state.program.comparisons.push_back(c);
   return d;
 }
 
-std::optional<Deps> Compiler::separable_product(const Node& n,
-                                                const std::vector<std::string>& bound,
-                                                const std::vector<Factor>& factors,
-                                                const std::set<std::string>& scope, Comparison& c) {
+/// max |L| (or L^2) as max L and min L is the second reading: the first retrieves by |L|, a key
+/// feature the token-wise encoder computes (docs/theory.md, section 3), on one head.
+std::optional<Deps> absolute_maximum_pass(Compilation& state, TokenReduction& r) {
+  if (!state.split_products) return std::nullopt;
+  std::optional<Deps> split =
+      absolute_maximum(state, r.node, r.bound, r.factors, r.body_deps, r.scope, r.comparison);
+  if (!split) return std::nullopt;
+  return state.annotated(std::move(*split), r.node);
+}
+
+}  // namespace
+
+extern const Pass kAbsoluteMaximumPass;  // registered in pipeline.cpp
+const Pass kAbsoluteMaximumPass{.rule = "R1",
+                                .name = "|L| as max L, min L",
+                                .does =
+                                    "second reading: max |L| over one token is the larger of max L "
+                                    "and -min L, two retrievals of linear scores",
+                                .stage = Stage::kReduction,
+                                .on_reduction = absolute_maximum_pass};
+
+std::optional<Deps> separable_product(Compilation& state, const Node& n,
+                                      const std::vector<std::string>& bound,
+                                      const std::vector<Factor>& factors,
+                                      const std::set<std::string>& scope, Comparison& c) {
   if (n.has_key() || !n.constraints.empty()) return std::nullopt;
   const Factor* term = nullptr;
   for (const Factor& f : factors) {
@@ -253,7 +283,7 @@ std::optional<Deps> Compiler::separable_product(const Node& n,
                                 ? std::optional<int>(1)
                                 : std::nullopt;
   for (const Node* part : free_parts) {
-    const std::optional<int> s = sign ? closed_sign(*part) : std::nullopt;
+    const std::optional<int> s = sign ? state.closed_sign(*part) : std::nullopt;
     sign = s ? std::optional<int>(*sign * *s) : std::nullopt;
   }
   Deps d = leftovers(factors, bound);
@@ -277,10 +307,10 @@ std::optional<Deps> Compiler::separable_product(const Node& n,
         if (indices.count(b.name) != 0) r.binders.push_back(b);
       }
       r.args = {product};
-      const std::size_t before = p_.comparisons.size();
-      d.add(token_reduction(r, scope));
-      for (std::size_t i = before; i < p_.comparisons.size(); ++i)
-        order = std::max(order, p_.comparisons[i].order);
+      const std::size_t before = state.program.comparisons.size();
+      d.add(state.token_reduction(r, scope));
+      for (std::size_t i = before; i < state.program.comparisons.size(); ++i)
+        order = std::max(order, state.program.comparisons[i].order);
       parts_text.push_back(targets::to_text(r));
     }
   }
@@ -305,12 +335,13 @@ std::optional<Deps> Compiler::separable_product(const Node& n,
                 fmt::join(free_text, " * "), fmt::join(parts_text, " or "),
                 sign ? " (its sign never changes on random sequences)" : "");
   c.summary = true;
-  p_.comparisons.push_back(c);
+  state.program.comparisons.push_back(c);
   return d;
 }
 
-std::optional<Deps> Compiler::absolute_split(const Node& n, const std::vector<Factor>& factors,
-                                             const std::set<std::string>& scope, Comparison& c) {
+std::optional<Deps> absolute_split(Compilation& state, const Node& n,
+                                   const std::vector<Factor>& factors,
+                                   const std::set<std::string>& scope, Comparison& c) {
   if (n.op != targets::ReduceOp::kMax || n.has_key()) return std::nullopt;
   const auto scoring = std::count_if(factors.begin(), factors.end(),
                                      [](const Factor& f) { return f.constraint == nullptr; });
@@ -329,12 +360,12 @@ std::optional<Deps> Compiler::absolute_split(const Node& n, const std::vector<Fa
     Node r = n;
     r.op = op;
     r.args = {t.args[0]};
-    d.add(token_reduction(r, scope));
+    d.add(state.token_reduction(r, scope));
     parts.push_back(targets::to_text(r));
     extrema.push_back(std::move(r));
   }
   int order = 1;
-  for (const Comparison& other : p_.comparisons) {
+  for (const Comparison& other : state.program.comparisons) {
     if (std::any_of(extrema.begin(), extrema.end(), [&](const Node& e) {
           return targets::same_expression(e, other.reduction);
         }))
@@ -344,17 +375,16 @@ std::optional<Deps> Compiler::absolute_split(const Node& n, const std::vector<Fa
   c.elimination = fmt::format("{} is the larger of {} and -{}{}", absolute ? "|E|" : "E^2",
                               parts[0], parts[1], absolute ? "" : ", squared");
   c.summary = true;
-  p_.comparisons.push_back(c);
-  const auto largest = p_.values.find(extrema[0]);
-  const auto smallest = p_.values.find(extrema[1]);
-  if (largest != p_.values.end() && smallest != p_.values.end())
-    p_.values.emplace(n,
-                      larger_magnitude(largest->second, smallest->second, square));
+  state.program.comparisons.push_back(c);
+  const auto largest = state.program.values.find(extrema[0]);
+  const auto smallest = state.program.values.find(extrema[1]);
+  if (largest != state.program.values.end() && smallest != state.program.values.end())
+    state.program.values.emplace(n, larger_magnitude(largest->second, smallest->second, square));
   return d;
 }
 
-bool Compiler::blocked_only_by_products(const std::vector<Factor>& factors,
-                                        const std::vector<std::string>& bound) {
+bool blocked_only_by_products(const std::vector<Factor>& factors,
+                              const std::vector<std::string>& bound) {
   std::vector<std::set<std::string>> relaxed;  // the factors' index sets, a group a factor
   bool split = false;
   for (const Factor& f : factors) {

@@ -247,9 +247,6 @@ class Engine {
  private:
   [[nodiscard]] Plan plan_program(const Program& program, const Architecture& architecture);
 
-  /// The plan's verdict and reason where the placement search reached the cap.
-  [[nodiscard]] std::string cap_reason(const Architecture& architecture) const;
-
   const Catalogue& catalogue_;
   CostModel costs_;
   long node_cap_;
@@ -260,6 +257,11 @@ class Engine {
 /// `catalogue` as `derived` entries (what `check --targets` checks). Plans are priced by the
 /// catalogue as given; an unplannable target is an InputError at its place in its file.
 void add_derived_bounds(Catalogue& catalogue, const std::vector<std::string>& target_files);
+
+/// The engine's passes, in the order it runs them, as its registry lists them (`infoflow
+/// passes`): each with its rule's id and what it does, C0's rewrites and the readings under
+/// their pass.
+std::string passes_text();
 
 /// The target a target file (or a formula on the command line) describes.
 Target to_target(const targets::TargetSpec& spec);

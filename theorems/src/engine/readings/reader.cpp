@@ -4,6 +4,8 @@
 #include "infoflow/core/error.hpp"
 #include "infoflow/targets/node_algebra.hpp"
 
+#include "compiler.hpp"
+#include "pipeline.hpp"
 #include "readings/reading.hpp"
 #include "values.hpp"
 
@@ -72,5 +74,35 @@ bool ranged(const targets::Binder& b, const targets::Node& n) {
   const bool all_tokens = b.low.name.empty() && b.low.value == 1 && b.high.name == "T";
   return b.has_range && !(all_tokens && targets::subscripts_x(n, b.name));
 }
+
+namespace {
+
+void read_target(Compilation& state) {
+  state.root = state.reader.read(state.formula().root());
+}
+
+/// The registry's steps, each with its rule's id and where the reader tries it.
+std::vector<std::string> reading_names() {
+  std::vector<std::string> out;
+  for (const ReadingStep& s : reading_steps()) {
+    out.push_back(std::string(s.reading->rule) + " " + s.reading->name +
+                  (s.before_operands ? " (before the operands)" : "") +
+                  (s.reading->second_reading_only ? " (second reading)" : ""));
+  }
+  return out;
+}
+
+}  // namespace
+
+extern const Pass kReadingsPass;  // registered in pipeline.cpp
+const Pass kReadingsPass{
+    .rule = "E0 E1 E3 R1 R5",
+    .name = "readings",
+    .does =
+        "rewrites that keep the value and show what the rules price, each node "
+        "with its operands read, in readings/registry.cpp's order",
+    .stage = Stage::kTarget,
+    .on_target = read_target,
+    .steps = reading_names};
 
 }  // namespace infoflow::theorems::detail
