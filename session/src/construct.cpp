@@ -57,6 +57,7 @@ nlohmann::json construction_json(const construct::Construction& c,
   j["failure"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.failure);
   j["failed_in"] =
       c.built ? nlohmann::json(nullptr) : nlohmann::json(construct::to_text(c.status.shortfall));
+  j["failed_step"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.status.step);
   j["head_dim_needed"] =
       c.head_dim_needed > 0 ? nlohmann::json(c.head_dim_needed) : nlohmann::json(nullptr);
   j["plan"] = c.plan_text;
@@ -85,6 +86,11 @@ nlohmann::json construction_json(const construct::Construction& c,
   for (const construct::StreamSlot& s : c.layout)
     layout.push_back({{"first", s.first}, {"width", s.width}, {"holds", s.holds}});
   j["stream"] = layout;
+  // The lowering's passes in the order they run: the registry's listing.
+  nlohmann::json passes = nlohmann::json::array();
+  for (const construct::LoweringPass& p : construct::lowering_passes())
+    passes.push_back({{"name", p.name}, {"per_layer", p.per_layer}, {"does", p.does}});
+  j["passes"] = passes;
   j["seconds"] = c.seconds;
   return j;
 }

@@ -618,6 +618,23 @@ BOOST_AUTO_TEST_CASE(training_starts_from_a_written_construction) {
   std::filesystem::remove(file);
 }
 
+/// The debug listing (`infoflow construct --format json`, "passes") is the registry's: each
+/// pass once, in the order the lowering runs them, the attention and the FFN once per layer.
+BOOST_AUTO_TEST_CASE(the_lowering_lists_each_pass_once_in_order) {
+  const std::vector<std::string> expected{"set up",    "analyse", "stream layout", "encoder",
+                                          "attention", "FFN",     "readout",       "measure"};
+  std::vector<std::string> listed;
+  std::vector<std::string> per_layer;
+  for (const cn::LoweringPass& p : cn::lowering_passes()) {
+    listed.push_back(p.name);
+    if (p.per_layer) per_layer.push_back(p.name);
+    BOOST_TEST(!p.does.empty(), p.name);
+  }
+  BOOST_TEST(listed == expected, boost::test_tools::per_element());
+  BOOST_TEST(per_layer == (std::vector<std::string>{"attention", "FFN"}),
+             boost::test_tools::per_element());
+}
+
 /// A failure's typed cause prints the words the JSON has always had ("width" for either width).
 BOOST_AUTO_TEST_CASE(each_shortfall_prints_its_word) {
   BOOST_TEST(cn::to_text(cn::Shortfall::kNone) == "");
