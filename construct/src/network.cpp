@@ -27,7 +27,7 @@ Network::Network(numeric::ModelConfig config, double beta)
   const bool positions = c.positional == numeric::PositionalEncoding::kLearned;
   const long fixed = 2 * c.token_dim + (positions ? c.tokens : 0);
   if (c.encoder_hidden() < fixed) {
-    throw Failure("width", fmt::format("the encoder passes x through 2 d = {} units{} before any "
+    throw Failure(Shortfall::kFfnWidth, "the encoder", fmt::format("the encoder passes x through 2 d = {} units{} before any "
                                        "feature: width {} (use --encoder-width >= {})",
                                        2 * c.token_dim, positions ? " and writes positions from T" : "",
                                        c.encoder_hidden(), fixed));
@@ -69,7 +69,7 @@ long Network::allocate(const std::string& holds, const std::string& step) {
       return static_cast<long>(i);
     }
   }
-  throw Failure("embedding", fmt::format("{}: no room in the stream: all E = {} coordinates are "
+  throw Failure(Shortfall::kEmbedding, step, fmt::format("{}: no room in the stream: all E = {} coordinates are "
                                          "in use (a larger E)",
                                          step, holds_.size()));
 }
@@ -109,7 +109,7 @@ void Network::set_head(long layer, long head, const Role& inputs, const Role& re
     values += static_cast<long>(role->values.size());
   }
   if (keys > n || values > n) {
-    throw Failure("width",
+    throw Failure(Shortfall::kHeadWidth, step,
                   fmt::format("{}: head {} of layer {} needs {} key and {} value dimensions (one "
                               "key dimension a role for the candidate's own score, where it has "
                               "one), n = {}",

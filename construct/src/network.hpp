@@ -17,12 +17,13 @@
 
 namespace infoflow::construct::detail {
 
-/// A plan step that does not compile; `failed_in` says whose rule is missing.
+/// A plan step that does not compile: whose rule is missing or what ran out, at which step.
 struct Failure : std::runtime_error {
-  Failure(std::string whose, const std::string& what, long head_dim = 0)
-      : std::runtime_error(what), failed_in(std::move(whose)), head_dim_needed(head_dim) {}
-  std::string failed_in;  ///< "engine", "constructor" or "width" (Construction::failed_in)
-  long head_dim_needed = 0;  ///< "width": the head dimension the step needs
+  Failure(Shortfall whose, std::string at_step, const std::string& what, long head_dim = 0)
+      : std::runtime_error(what), shortfall(whose), step(std::move(at_step)), head_dim_needed(head_dim) {}
+  Shortfall shortfall;
+  std::string step;  ///< the step's label; "": the pass that failed names it
+  long head_dim_needed = 0;  ///< kHeadWidth: the head dimension the step needs
 };
 
 /// The two token classes a head may act differently at.
@@ -66,14 +67,14 @@ class Network {
   [[nodiscard]] Form unit(long coordinate) const;
   [[nodiscard]] static long flag(Class c) { return c == Class::kInputs ? kInputFlag : kReadoutFlag; }
 
-  /// A free coordinate, now holding `holds`; Failure("engine") when the stream is full.
+  /// A free coordinate, now holding `holds`; Failure(kEmbedding) when the stream is full.
   long allocate(const std::string& holds, const std::string& step);
   void release(long coordinate);
   [[nodiscard]] long free() const;  ///< coordinates not in use
   [[nodiscard]] std::vector<StreamSlot> layout() const;
 
   /// Head `head` (0-based) of `layer` (0-based) acting as `inputs` at the input tokens and as
-  /// `readout` at the readout. Failure("engine") when its key or value dimensions exceed n.
+  /// `readout` at the readout. Failure(kHeadWidth) when its key or value dimensions exceed n.
   void set_head(long layer, long head, const Role& inputs, const Role& readout,
                 const std::string& step);
 

@@ -55,7 +55,9 @@ nlohmann::json construction_json(const construct::Construction& c,
   nlohmann::json j;
   j["built"] = c.built;
   j["failure"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.failure);
-  j["failed_in"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.failed_in);
+  j["failed_in"] =
+      c.built ? nlohmann::json(nullptr) : nlohmann::json(construct::to_text(c.status.shortfall));
+  j["failed_step"] = c.built ? nlohmann::json(nullptr) : nlohmann::json(c.status.step);
   j["head_dim_needed"] =
       c.head_dim_needed > 0 ? nlohmann::json(c.head_dim_needed) : nlohmann::json(nullptr);
   j["plan"] = c.plan_text;
@@ -84,6 +86,11 @@ nlohmann::json construction_json(const construct::Construction& c,
   for (const construct::StreamSlot& s : c.layout)
     layout.push_back({{"first", s.first}, {"width", s.width}, {"holds", s.holds}});
   j["stream"] = layout;
+  // The lowering's passes in the order they run: the registry's listing.
+  nlohmann::json passes = nlohmann::json::array();
+  for (const construct::LoweringPass& p : construct::lowering_passes())
+    passes.push_back({{"name", p.name}, {"per_layer", p.per_layer}, {"does", p.does}});
+  j["passes"] = passes;
   j["seconds"] = c.seconds;
   return j;
 }
@@ -92,7 +99,7 @@ std::string construction_text(const construct::Construction& c,
                               const construct::ConstructOptions& o) {
   std::string out = fmt::format("plan: {}\n", c.plan_text);
   if (!c.built) {
-    out += fmt::format("not built ({}): {}\n", c.failed_in, c.failure);
+    out += fmt::format("not built ({}): {}\n", construct::to_text(c.status.shortfall), c.failure);
     if (c.head_dim_needed > 0)
       out += fmt::format("that step has room at --head-dim {}\n", c.head_dim_needed);
     return out;

@@ -87,12 +87,12 @@ bool widen(Built& b, const std::string& formula, const std::vector<long>& heads,
   long embedding = 16;
   cn::ConstructOptions options = quick();
   while (!b.construction.built) {
-    if (b.construction.failed_in == "width" && b.construction.head_dim_needed > 0) {
+    if (b.construction.status.shortfall == cn::Shortfall::kHeadWidth) {
       BOOST_TEST_REQUIRE(b.construction.head_dim_needed > head_dim, b.construction.failure);
       head_dim = b.construction.head_dim_needed;
-    } else if (b.construction.failed_in == "width" && options.ffn_width < 1024) {
+    } else if (b.construction.status.shortfall == cn::Shortfall::kFfnWidth && options.ffn_width < 1024) {
       options.ffn_width *= 2;
-    } else if (b.construction.failed_in == "embedding" && embedding < 256) {
+    } else if (b.construction.status.shortfall == cn::Shortfall::kEmbedding && embedding < 256) {
       embedding *= 2;
     } else {
       break;
@@ -113,8 +113,9 @@ bool masked_by_content(const cn::Construction& c) {
 /// a rule the constructor lacks, never the engine's plan.
 void check_refusal(const Built& b) {
   BOOST_TEST(!b.construction.failure.empty());
-  BOOST_TEST((b.construction.failed_in == "embedding" || b.construction.failed_in == "constructor"),
-             b.construction.failed_in << ": " << b.construction.failure);
+  const cn::Shortfall whose = b.construction.status.shortfall;
+  BOOST_TEST((whose == cn::Shortfall::kEmbedding || whose == cn::Shortfall::kConstructor),
+             cn::to_text(whose) << ": " << b.construction.failure);
 }
 
 }  // namespace
@@ -174,7 +175,9 @@ BOOST_AUTO_TEST_CASE(a_width_too_small_is_said_with_the_width_needed) {
   tiny.ffn_width = 4;
   const Built b = build("sum(t) dot(a, x[t]) * sum(t) dot(b, x[t])", {1}, 8, {}, 16, 4, tiny);
   BOOST_TEST(!b.construction.built);
-  BOOST_TEST(b.construction.failed_in == "width");
+  BOOST_TEST((b.construction.status.shortfall == cn::Shortfall::kFfnWidth));
+  BOOST_TEST(b.construction.status.step == "the readout MLP");
+  BOOST_TEST(b.construction.failed_in == "width");  // the word printed
   BOOST_TEST(b.construction.failure.find("--ffn-width >=") != std::string::npos);
 }
 
@@ -200,7 +203,8 @@ BOOST_AUTO_TEST_CASE(a_plan_forced_onto_one_head_fewer_names_the_step_without_ro
   plan.architecture.heads = {2};
   const cn::Construction c = cn::construct(spec, plan, quick());
   BOOST_TEST(!c.built);
-  BOOST_TEST(c.failed_in == "engine");
+  BOOST_TEST((c.status.shortfall == cn::Shortfall::kEngine));
+  BOOST_TEST(c.status.step.find("layer 1, head 3 at the readout") == 0, c.status.step);
   BOOST_TEST(c.failure.find("layer 1, head 3 at the readout") != std::string::npos, c.failure);
   BOOST_TEST(c.failure.find("has 2 heads") != std::string::npos, c.failure);
 }
@@ -211,7 +215,8 @@ BOOST_AUTO_TEST_CASE(a_head_too_narrow_for_a_query_key_product_is_found) {
   const Built b = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 3, quick());
   BOOST_TEST(!b.construction.built);
   BOOST_TEST(b.construction.failure.find("4 key") != std::string::npos, b.construction.failure);
-  BOOST_TEST(b.construction.failed_in == "width");  // the heads suffice: n is short
+  // The heads suffice: n is short.
+  BOOST_TEST((b.construction.status.shortfall == cn::Shortfall::kHeadWidth));
   BOOST_TEST(b.construction.head_dim_needed == 4);
   const Built wide = build("min(s, t) dot(x[s], x[t])", {1, 1}, 8, {}, 16, 4, quick());
   BOOST_TEST(wide.construction.built, wide.construction.failure);
@@ -250,7 +255,7 @@ BOOST_AUTO_TEST_CASE(a_readout_mean_shares_a_head_with_the_input_tokens_retrieva
   wide.ffn_width = 1024;
   const Built narrow = build("sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))", {1, 1},
                              8, {}, 16, 4, wide);
-  BOOST_TEST(narrow.construction.failed_in == "width");
+  BOOST_TEST((narrow.construction.status.shortfall == cn::Shortfall::kHeadWidth));
   BOOST_TEST(narrow.construction.head_dim_needed == 5);
   const Built b = build("sum(t) max(s) dot(x[s], x[t]) + sum(t) relu(dot(e, x[t]))", {1, 1}, 8,
                         {}, 16, 5, wide);
@@ -309,7 +314,8 @@ BOOST_AUTO_TEST_CASE(an_encoder_too_narrow_is_said_with_the_width_needed) {
   narrow.encoder_width = 16;
   const Built b = build("max(t) sqnorm(x[t])", {1}, 8, {}, 16, 4, narrow);
   BOOST_TEST(!b.construction.built);
-  BOOST_TEST(b.construction.failed_in == "width");
+  BOOST_TEST((b.construction.status.shortfall == cn::Shortfall::kFfnWidth));
+  BOOST_TEST(b.construction.status.step == "the encoder");
   BOOST_TEST(b.construction.failure.find("--encoder-width >= 21") != std::string::npos,
              b.construction.failure);
   narrow.encoder_width = 64;
@@ -330,7 +336,7 @@ BOOST_AUTO_TEST_CASE(a_mask_without_positions_is_built_by_content_and_errs_less_
   cn::ConstructOptions many = quick();
   many.mask_features = 64;
   const Built narrow = build(formula, {1, 1}, 8, {}, 96, 4, many);
-  BOOST_TEST(narrow.construction.failed_in == "width");
+  BOOST_TEST((narrow.construction.status.shortfall == cn::Shortfall::kHeadWidth));
   BOOST_TEST(narrow.construction.head_dim_needed == 4 + 64);
   const Built coarse = build(formula, {1, 1}, 8, {}, 96, 68, few);
   const Built fine = build(formula, {1, 1}, 8, {}, 96, 68, many);
@@ -417,8 +423,9 @@ BOOST_AUTO_TEST_CASE(rows_that_read_an_encoder_feature_are_not_refused_for_the_e
         ++built;
         BOOST_TEST(b.construction.nmse <= 3e-3);  // a near-tied smallest |y|: 1.6e-3 at beta 1,000
       } else {
-        BOOST_TEST_MESSAGE("not built (" << b.construction.failed_in << "): " << b.construction.failure);
-        BOOST_TEST(b.construction.failed_in != "engine", b.construction.failure);
+        BOOST_TEST_MESSAGE("not built (" << cn::to_text(b.construction.status.shortfall)
+                                          << "): " << b.construction.failure);
+        BOOST_TEST((b.construction.status.shortfall != cn::Shortfall::kEngine), b.construction.failure);
       }
     }
   }
@@ -491,7 +498,7 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
         BOOST_TEST(b.construction.nmse <= 1e-2);
         if (b.construction.nmse > 1e-3) ++above;
       } else {
-        BOOST_TEST_MESSAGE("refused (" << b.construction.failed_in << "): " << formula << ": "
+        BOOST_TEST_MESSAGE("refused (" << cn::to_text(b.construction.status.shortfall) << "): " << formula << ": "
                                        << b.construction.failure);
         check_refusal(b);
       }
@@ -542,7 +549,7 @@ BOOST_AUTO_TEST_CASE(generated_targets_derive_calls_efficient_compile_or_say_why
         if (b.construction.built) ++built;
         else if (widen(b, formula, heads, {}, positional)) ++built_wider;
         if (!b.construction.built) {
-          BOOST_TEST_MESSAGE("not built (" << b.construction.failed_in << "): " << formula
+          BOOST_TEST_MESSAGE("not built (" << cn::to_text(b.construction.status.shortfall) << "): " << formula
                                            << ": " << b.construction.failure);
           check_refusal(b);
         } else {
@@ -609,6 +616,40 @@ BOOST_AUTO_TEST_CASE(training_starts_from_a_written_construction) {
   nm::save_checkpoint(file, nm::starting_checkpoint(b.construction.config, b.construction.parameters));
   BOOST_CHECK_THROW(nm::train(other, *task, o), infoflow::InputError);
   std::filesystem::remove(file);
+}
+
+/// The debug listing (`infoflow construct --format json`, "passes") is the registry's: each
+/// pass once, in the order the lowering runs them, the attention and the FFN once per layer.
+BOOST_AUTO_TEST_CASE(the_lowering_lists_each_pass_once_in_order) {
+  const std::vector<std::string> expected{"set up",    "analyse", "stream layout", "encoder",
+                                          "attention", "FFN",     "readout",       "measure"};
+  std::vector<std::string> listed;
+  std::vector<std::string> per_layer;
+  for (const cn::LoweringPass& p : cn::lowering_passes()) {
+    listed.push_back(p.name);
+    if (p.per_layer) per_layer.push_back(p.name);
+    BOOST_TEST(!p.does.empty(), p.name);
+  }
+  BOOST_TEST(listed == expected, boost::test_tools::per_element());
+  BOOST_TEST(per_layer == (std::vector<std::string>{"attention", "FFN"}),
+             boost::test_tools::per_element());
+}
+
+/// A failure's typed cause prints the words the JSON has always had ("width" for either width).
+BOOST_AUTO_TEST_CASE(each_shortfall_prints_its_word) {
+  BOOST_TEST(cn::to_text(cn::Shortfall::kNone) == "");
+  BOOST_TEST(cn::to_text(cn::Shortfall::kPlan) == "plan");
+  BOOST_TEST(cn::to_text(cn::Shortfall::kEngine) == "engine");
+  BOOST_TEST(cn::to_text(cn::Shortfall::kConstructor) == "constructor");
+  BOOST_TEST(cn::to_text(cn::Shortfall::kHeadWidth) == "width");
+  BOOST_TEST(cn::to_text(cn::Shortfall::kFfnWidth) == "width");
+  BOOST_TEST(cn::to_text(cn::Shortfall::kEmbedding) == "embedding");
+  // A plan the engine does not call efficient is refused by the first pass, which names itself.
+  const Built b = build("max(s, t) dot(x[s], x[t])", {1});
+  BOOST_TEST_REQUIRE(!b.construction.built);
+  BOOST_TEST((b.construction.status.shortfall == cn::Shortfall::kPlan), b.construction.failure);
+  BOOST_TEST(b.construction.status.step == "set up");
+  BOOST_TEST(b.construction.failed_in == "plan");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -50,16 +50,37 @@ struct StreamSlot {
   std::string holds;
 };
 
+/// Whose rule is missing, or which resource ran out, where a plan does not compile.
+enum class Shortfall {
+  kNone,         ///< built
+  kPlan,         ///< the plan is not efficient, or names a position outside 1..T
+  kEngine,       ///< the plan asks what the architecture lacks (heads, positions)
+  kConstructor,  ///< a rule this constructor has no compilation for
+  /// A head needs more dimensions than n: the plan's heads suffice, and the same plan compiles
+  /// at n = head_dim_needed, a width the theory lets grow with the accuracy.
+  kHeadWidth,
+  kFfnWidth,     ///< an FFN, the encoder or the readout MLP needs more units than its width
+  kEmbedding,    ///< the stream has no room left: the same plan needs a larger E
+};
+/// The word printed for it, in text and JSON: "plan", "engine", "constructor", "width" (either
+/// width), "embedding"; "" for kNone.
+[[nodiscard]] std::string to_text(Shortfall s);
+
+/// Why a plan did not compile, and where.
+struct Status {
+  Shortfall shortfall = Shortfall::kNone;
+  /// The plan step's label ("layer 1, head 2 at the readout (q)"), the FFN's name, or the
+  /// lowering pass that failed (lowering_passes) where no step is to blame.
+  std::string step;
+};
+
 struct Construction {
   bool built = false;
   std::string failure;  ///< why not: the step and the reason ("" when built)
-  /// Whose fault a failure is: "engine" (the plan asks what the architecture lacks: heads,
-  /// positions), "constructor" (a rule this constructor has no compilation for), "width" (a
-  /// head needs more dimensions than n: the plan's heads suffice, and the same plan compiles at
-  /// n = head_dim_needed, a width the theory lets grow with the accuracy), or "embedding" (the
-  /// stream has no room left: the same plan needs a larger E).
+  Status status;        ///< whose fault a failure is, typed
+  /// to_text(status.shortfall): the word bench/ and experiments/ print beside `failure`.
   std::string failed_in;
-  long head_dim_needed = 0;  ///< "width": the n the failing step needs (0 otherwise)
+  long head_dim_needed = 0;  ///< kHeadWidth: the n the failing step needs (0 otherwise)
   numeric::ModelConfig config;
   std::vector<double> parameters;  ///< in the layout's order
   numeric::ParameterCount counts;
@@ -72,6 +93,15 @@ struct Construction {
   std::string plan_text;           ///< the architecture and verdict planned
   double seconds = 0;
 };
+
+/// One pass of the lowering (docs/constructions.md, "The lowering's passes").
+struct LoweringPass {
+  std::string name;
+  bool per_layer = false;  ///< run once per layer, in turn with the other per-layer passes
+  std::string does;
+};
+/// The lowering's passes, in the order they run: the registry, for the debug listing.
+[[nodiscard]] std::vector<LoweringPass> lowering_passes();
 
 /// Compiles the engine's plan of `spec`'s target on `plan.architecture` (plan from
 /// Engine::plan) and measures it. `spec` gives the input distribution and the token dimension.
