@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   long content = 0;
   long engine_refusals = 0;
   std::vector<double> errors;
-  std::map<std::string, std::vector<std::string>> refused;  // failed_in -> "target: reason"
+  std::map<std::string, std::vector<std::string>> refused;  // the shortfall's word -> "target: reason"
   for (long i = 0; i < count; ++i) {
     const gen::Target target = generator.target();
     tg::TargetSpec spec;
@@ -92,11 +92,12 @@ int main(int argc, char** argv) {
       long embedding = 16;
       while (!a.construction.built) {
         const cn::Construction& c = a.construction;
-        if (c.failed_in == "width" && c.head_dim_needed > head_dim) {
+        const cn::Shortfall why = c.status.shortfall;
+        if (why == cn::Shortfall::kHeadWidth && c.head_dim_needed > head_dim) {
           head_dim = c.head_dim_needed;
-        } else if (c.failed_in == "width" && c.head_dim_needed == 0 && options.ffn_width < 1024) {
+        } else if (why == cn::Shortfall::kFfnWidth && options.ffn_width < 1024) {
           options.ffn_width *= 2;
-        } else if (c.failed_in == "embedding" && embedding < 256) {
+        } else if (why == cn::Shortfall::kEmbedding && embedding < 256) {
           embedding *= 2;
         } else {
           break;
@@ -105,8 +106,8 @@ int main(int argc, char** argv) {
       }
       const std::string text = gen::text_of(target);
       if (!a.construction.built) {
-        refused[a.construction.failed_in].push_back(text + ": " + a.construction.failure);
-        if (a.construction.failed_in == "engine") ++engine_refusals;
+        refused[cn::to_text(a.construction.status.shortfall)].push_back(text + ": " + a.construction.failure);
+        if (a.construction.status.shortfall == cn::Shortfall::kEngine) ++engine_refusals;
       } else {
         (first ? built : wider) += 1;
         if (by_content(a.construction)) ++content;

@@ -81,7 +81,6 @@ void run_passes(detail::Lowering& st, Construction& out) {
   } catch (const detail::Failure& f) {
     out.failure = f.what();
     out.status = Status{f.shortfall, f.step.empty() ? running : f.step};
-    out.failed_in = to_text(f.shortfall);
     out.head_dim_needed = f.head_dim_needed;
   }
 }

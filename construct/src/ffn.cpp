@@ -130,7 +130,13 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
     try {
       job.into = st.network->allocate(job.what, name);
     } catch (const Failure& f) {
-      if (!encoder || job.known) throw;  // a content feature: the mask's width, E's shortfall
+      if (job.known) {  // a mask's content features (the only features designed in advance)
+        throw Failure(Shortfall::kEmbedding, name,
+                      fmt::format("{}; a mask without positions reads {} content features, a "
+                                  "coordinate each (--mask-features sets how many)",
+                                  f.what(), st.options.mask_features));
+      }
+      if (!encoder) throw;
       // The engine counts what each token holds; this layout keeps x beside the features and
       // gives each token class's values coordinates of their own.
       throw Failure(Shortfall::kConstructor, name,

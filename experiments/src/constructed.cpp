@@ -60,7 +60,7 @@ ConstructedCell build(const RunConfig& run, theorems::Engine& engine,
   const construct::Construction built =
       construct::construct(target_of(run), predict(run, engine), options);
   c.built = built.built;
-  c.failure = built.built ? "" : built.failed_in + ": " + built.failure;
+  c.failure = built.built ? "" : construct::to_text(built.status.shortfall) + ": " + built.failure;
   c.nmse = built.nmse;
   c.parameters = built.counts.theory();
   if (c.built && run.model.positional == numeric::PositionalEncoding::kSinusoidal)

@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(a_width_too_small_is_said_with_the_width_needed) {
   BOOST_TEST(!b.construction.built);
   BOOST_TEST((b.construction.status.shortfall == cn::Shortfall::kFfnWidth));
   BOOST_TEST(b.construction.status.step == "the readout MLP");
-  BOOST_TEST(b.construction.failed_in == "width");  // the word printed
+  BOOST_TEST(cn::to_text(b.construction.status.shortfall) == "width");  // the word printed
   BOOST_TEST(b.construction.failure.find("--ffn-width >=") != std::string::npos);
 }
 
@@ -649,7 +649,7 @@ BOOST_AUTO_TEST_CASE(each_shortfall_prints_its_word) {
   BOOST_TEST_REQUIRE(!b.construction.built);
   BOOST_TEST((b.construction.status.shortfall == cn::Shortfall::kPlan), b.construction.failure);
   BOOST_TEST(b.construction.status.step == "set up");
-  BOOST_TEST(b.construction.failed_in == "plan");
+  BOOST_TEST(cn::to_text(b.construction.status.shortfall) == "plan");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -78,8 +78,6 @@ struct Construction {
   bool built = false;
   std::string failure;  ///< why not: the step and the reason ("" when built)
   Status status;        ///< whose fault a failure is, typed
-  /// to_text(status.shortfall): the word bench/ and experiments/ print beside `failure`.
-  std::string failed_in;
   long head_dim_needed = 0;  ///< kHeadWidth: the n the failing step needs (0 otherwise)
   numeric::ModelConfig config;
   std::vector<double> parameters;  ///< in the layout's order
