@@ -172,10 +172,10 @@ bool contains_reduction(const Value& v) {  // NOLINT(misc-no-recursion)
 /// One head's uniform mean over the positions P holds their tokens' sum only. An expression
 /// that reads them must read nothing else of them: probed with every positioned token drawn
 /// at random against all of them replaced by their mean (the other values held fixed).
-void require_through_sum(const Lowering& st, const Value& e, const std::string& step) {
+bool reads_through_sum(const Lowering& st, const Value& e) {
   std::set<long> distinct;
   for (const auto& [text, p] : st.positions) distinct.insert(p);
-  if (distinct.size() < 2) return;
+  if (distinct.size() < 2) return true;
   Rng rng(derive_seed(st.options.seed, {53}));
   auto draw = [&](long n) {
     Eigen::VectorXd v(n);
@@ -228,14 +228,20 @@ void require_through_sum(const Lowering& st, const Value& e, const std::string& 
     const double exact = detail::evaluate(e, in).s;
     for (const auto& [ref, p] : st.positions) in.positioned[ref] = mean;
     const double through_mean = detail::evaluate(e, in).s;
-    if (std::abs(exact - through_mean) > 1e-9 * (1 + std::abs(exact))) {
-      throw Failure(Shortfall::kConstructor, step,
-                    fmt::format("{}: {} reads the tokens at positions {{{}}} apart, and one "
-                                "head's mean over them holds their sum only (the constructor "
-                                "has no decoding of several positions from one embedding)",
-                                step, theorems::to_text(e), fmt::join(distinct, ", ")));
-    }
+    if (std::abs(exact - through_mean) > 1e-9 * (1 + std::abs(exact))) return false;
   }
+  return true;
+}
+
+void require_through_sum(const Lowering& st, const Value& e, const std::string& step) {
+  if (reads_through_sum(st, e)) return;
+  std::set<long> distinct;
+  for (const auto& [text, p] : st.positions) distinct.insert(p);
+  throw Failure(Shortfall::kConstructor, step,
+                fmt::format("{}: {} reads the tokens at positions {{{}}} apart, and one "
+                            "head's mean over them holds their sum only (the constructor "
+                            "has no decoding of several positions from one embedding)",
+                            step, theorems::to_text(e), fmt::join(distinct, ", ")));
 }
 
 /// Splits a term read at `v` (the candidate) and `u` (the holder) into its parts.

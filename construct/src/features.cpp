@@ -28,11 +28,17 @@ bool affine_in_x(Lowering& st, const TokenFunction& piece) {
   return affine.has_value();
 }
 
+/// Feature `key` computed by the FFN after `ffn_layer` at the latest (the earliest layer that
+/// reads it asks first).
+void compute_by(Lowering& st, const std::string& key, long ffn_layer) {
+  auto [it, fresh] = st.feature_layer.emplace(key, ffn_layer);
+  if (!fresh) it->second = std::min(it->second, ffn_layer);
+}
+
 /// A feature of the candidate's own x that the FFN after `ffn_layer` computes (0: the encoder,
 /// for layer 1's steps).
 void request_feature(Lowering& st, const TokenFunction& piece, long ffn_layer) {
-  auto [it, fresh] = st.feature_layer.emplace(piece.key, ffn_layer);
-  if (!fresh) it->second = std::min(it->second, ffn_layer);
+  compute_by(st, piece.key, ffn_layer);
   st.feature_functions.emplace(piece.key, piece.f);
 }
 
@@ -44,7 +50,6 @@ void request_feature(Lowering& st, const TokenFunction& piece, long ffn_layer) {
 /// known) by the FFN after `ffn_layer` (0: the encoder) at every input token.
 void request_content_features(Lowering& st, long ffn_layer) {
   if (st.content_keys.empty()) {
-    const long m = st.options.mask_features;
     Rng rng(derive_seed(st.options.seed, {61}));
     Eigen::VectorXd u(st.d);
     for (long i = 0; i < st.d; ++i) u(i) = rng.normal();
@@ -53,66 +58,66 @@ void request_content_features(Lowering& st, long ffn_layer) {
     Eigen::MatrixXd x(st.d, kSequences * st.tokens);
     Eigen::VectorXd y(kSequences);
     numeric::draw_samples(*st.task, derive_seed(st.options.seed, {67}), 0, kSequences, x, y);
-    Eigen::VectorXd z = x.transpose() * u;
-    std::sort(z.begin(), z.end());
-    std::vector<double> centres;
-    for (long i = 0; i < m; ++i) {
-      const double q = 0.01 + 0.98 * static_cast<double>(i) / static_cast<double>(m - 1);
-      const double c = z(std::lround(q * static_cast<double>(z.size() - 1)));
-      if (centres.empty() || c > centres.back()) centres.push_back(c);
-    }
-    if (centres.size() < 2) {
+    const Eigen::VectorXd z = x.transpose() * u;
+    const Hats hats =
+        hats_at_quantiles(std::vector<double>(z.begin(), z.end()), st.options.mask_features, true, u);
+    if (hats.centres.empty()) {
       throw Failure(Shortfall::kConstructor, "",
                     "a mask without positions tells tokens apart by content, "
                     "and the tokens' projection takes one value");
     }
-    st.content_centres = centres;
-    const auto count = static_cast<long>(centres.size());
+    st.content_centres = hats.centres;
+    const auto count = static_cast<long>(hats.ridges.size());
+    // Numbered to sort in order among the feature keys (a std::map's).
+    const int digits = static_cast<int>(std::to_string(count).size());
     for (long i = 0; i < count; ++i) {
-      const auto at = [&](long j) { return centres[static_cast<std::size_t>(j)]; };
-      const double left = i > 0 ? at(i - 1) : at(i) - 1;  // the outer hats are flat beyond
-      const double right = i + 1 < count ? at(i + 1) : at(i) + 1;
-      const double centre = at(i);
-      const bool first = i == 0;
-      const bool last = i + 1 == count;
-      auto hat = [=](double v) {
-        if (v <= centre) return first ? 1.0 : std::max(0.0, (v - left) / (centre - left));
-        return last ? 1.0 : std::max(0.0, (right - v) / (right - centre));
-      };
-      const std::string key = fmt::format("content feature {} of {} (a hat of u.x)", i + 1, count);
+      const Ridge& ridge = hats.ridges[static_cast<std::size_t>(i)];
+      const std::string key =
+          fmt::format("content feature {:0{}} of {} (a hat of u.x)", i + 1, digits, count);
       detail::RidgeSum known;
       known.linear = Eigen::VectorXd::Zero(st.d);
-      known.ridges.push_back(detail::Ridge{u, hat, {left - 1, left, centre, right, right + 1}});
+      known.ridges.push_back(ridge);
       st.feature_known.emplace(key, known);
-      st.feature_functions.emplace(
-          key, [u, hat](const Eigen::VectorXd& token) { return hat(u.dot(token)); });
+      st.feature_functions.emplace(key, [ridge](const Eigen::VectorXd& token) {
+        return ridge.shape(ridge.direction.dot(token));
+      });
       st.content_keys.push_back(key);
     }
   }
-  for (const std::string& key : st.content_keys) {
-    auto [it, fresh] = st.feature_layer.emplace(key, ffn_layer);
-    if (!fresh) it->second = std::min(it->second, ffn_layer);
-  }
+  for (const std::string& key : st.content_keys) compute_by(st, key, ffn_layer);
 }
 
 /// The features the next layers' scores and means read, computed at the input tokens by the
 /// FFN after layer `level` (0: the encoder), each into a coordinate of its own.
 std::vector<Job> feature_jobs(Lowering& st, long level) {
   std::vector<Job> jobs;
+  const std::string where = level == 0 ? "encoder" : fmt::format("FFN {}", level);
+  long content = 0;  // described as one line: there are --mask-features of them
   for (const auto& [key, layer] : st.feature_layer) {
     if (layer != level) continue;
     std::vector<long> inputs;
     for (long j = 0; j < st.d; ++j) inputs.push_back(Network::kToken + j);
     // `name`: Clang 14 cannot capture a structured binding (scripts/fuzz.sh builds with it).
     const auto known = st.feature_known.find(key);
-    jobs.push_back(Job{Class::kInputs, inputs, st.feature_functions.at(key), -1, "feature " + key,
+    // The content features hold one thing together, one range of the printed layout.
+    const std::string what = known == st.feature_known.end()
+                                 ? "feature " + key
+                                 : "the content features of the mask s != t (hats of u.x)";
+    jobs.push_back(Job{Class::kInputs, inputs, st.feature_functions.at(key), -1, what,
                        [state = &st, name = key](long into) { state->features[name] = into; },
                        known == st.feature_known.end()
                            ? std::nullopt
                            : std::optional<detail::RidgeSum>(known->second)});
-    st.described.push_back(
-        level == 0 ? fmt::format("encoder: computes {} at every input token", key)
-                   : fmt::format("FFN {}: computes {} at every input token", level, key));
+    if (known != st.feature_known.end()) {
+      ++content;
+      continue;
+    }
+    st.described.push_back(fmt::format("{}: computes {} at every input token", where, key));
+  }
+  if (content > 0) {
+    st.described.push_back(fmt::format("{}: computes the {} content features of the mask s != t "
+                                       "at every input token (hats of u.x, exactly)",
+                                       where, content));
   }
   return jobs;
 }

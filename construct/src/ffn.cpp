@@ -174,8 +174,8 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
                   : detail::decompose(job.f, scale, derive_seed(st.options.seed, {43}), why, data);
     if (!r) {
       throw Failure(Shortfall::kConstructor, name,
-                    fmt::format("{} {}: {} is not one FFN level's function: {}", name,
-                                class_name(job.at), job.what, why));
+                    fmt::format("{}{}: {} is not one FFN level's function: {}", name,
+                                one_class ? "" : " at the " + class_name(job.at), job.what, why));
     }
     constants[job.at][job.into] += r->constant;
     Form linear = st.network->zero();

@@ -103,6 +103,17 @@ void rank_mask(Lowering& st, const PlanStep& s, Class at, const Role& role, Role
     throw Failure(Shortfall::kConstructor, step,
                   step + ": the step fetches no score of its own to compare with");
   }
+  // Chains are of maxima (R2): the flag compares signed scores with the unsigned one held.
+  if (st.quantity(s).form.minimum) {
+    throw Failure(Shortfall::kConstructor, step, step + ": a chain of minima");
+  }
+  // A step masked by content excludes the token at the step before's score only; the next
+  // would have to exclude both.
+  if (st.threshold_masks.count(id) != 0) {
+    throw Failure(Shortfall::kConstructor, step,
+                  step + ": a chain's third step after a mask by content (the constructor's "
+                         "content mask excludes one earlier step's token)");
+  }
   if (!role.query.empty()) {
     throw Failure(Shortfall::kConstructor, step,
                   step +
@@ -150,21 +161,6 @@ std::vector<Job> threshold_jobs(Lowering& st, long layer) {
     for (long c = 0; c < states.cols(); ++c) {
       if (column_at(st, layer, c, Class::kReadout)) held.push_back(states(t.held, c));
     }
-    std::sort(held.begin(), held.end());
-    const long m = st.options.mask_features;
-    std::vector<double> centres;
-    for (long i = 0; i < m; ++i) {
-      const double q = 0.01 + 0.98 * static_cast<double>(i) / static_cast<double>(m - 1);
-      const double c =
-          held[static_cast<std::size_t>(std::lround(q * static_cast<double>(held.size() - 1)))];
-      if (centres.empty() || c > centres.back()) centres.push_back(c);
-    }
-    if (centres.size() < 2) {
-      throw Failure(Shortfall::kConstructor, t.step,
-                    t.step +
-                        ": the held score takes one value: no content "
-                        "tells its token from the others");
-    }
     // The candidate's score as a ridge of the coordinates it reads.
     std::vector<long> inputs;
     std::vector<double> weights;
@@ -175,41 +171,37 @@ std::vector<Job> threshold_jobs(Lowering& st, long layer) {
     }
     const Eigen::VectorXd direction =
         Eigen::Map<const Eigen::VectorXd>(weights.data(), static_cast<long>(weights.size()));
+    // No candidate's score is above the held one, the largest: the first hat need not be flat.
+    const Hats hats = hats_at_quantiles(held, st.options.mask_features, false, direction);
+    if (hats.centres.empty()) {
+      throw Failure(Shortfall::kConstructor, t.step,
+                    t.step + ": the held score takes one value: no content tells its token "
+                             "from the others");
+    }
     std::vector<long>& mask = st.threshold_masks[t.next];
-    const auto count = static_cast<long>(centres.size());
+    const auto count = static_cast<long>(hats.ridges.size());
     for (long i = 0; i < count; ++i) {
-      const auto at = [&](long j) { return centres[static_cast<std::size_t>(j)]; };
-      const double left = i > 0 ? at(i - 1) : 2 * at(0) - at(1);
-      const double centre = at(i);
-      const bool last = i + 1 == count;
-      const double right = last ? centre + 1 : at(i + 1);
-      auto hat = [=](double v) {
-        if (v <= centre) return std::max(0.0, (v - left) / (centre - left));
-        return last ? 1.0 : std::max(0.0, (right - v) / (right - centre));
-      };
-      const std::vector<double> kinks{left - 1, left, centre, right, right + 1};
+      const Ridge& at_inputs = hats.ridges[static_cast<std::size_t>(i)];
+      const Ridge at_readout{Eigen::VectorXd::Ones(1), at_inputs.shape, at_inputs.kinks};
       const long into =
           st.network->allocate(fmt::format("hat {} of {} of {}'s score (the mask of {})", i + 1,
                                            count, st.name(t.id), st.name(t.next)),
                                t.step);
       mask.push_back(into);
-      detail::RidgeSum at_readout;
-      at_readout.linear = Eigen::VectorXd::Zero(1);
-      at_readout.ridges.push_back(detail::Ridge{Eigen::VectorXd::Ones(1), hat, kinks});
-      jobs.push_back(Job{Class::kReadout,
-                         {t.held},
-                         [hat](const Eigen::VectorXd& z) { return hat(z(0)); },
-                         into,
-                         "a hat of the held score",
-                         nullptr,
-                         at_readout});
-      detail::RidgeSum at_inputs;
-      at_inputs.linear = Eigen::VectorXd::Zero(direction.size());
-      at_inputs.ridges.push_back(detail::Ridge{direction, hat, kinks});
-      jobs.push_back(
-          Job{Class::kInputs, inputs,
-              [hat, direction](const Eigen::VectorXd& z) { return hat(direction.dot(z)); }, into,
-              "a hat of the candidate's score", nullptr, at_inputs});
+      const auto known = [](const Ridge& r) {
+        RidgeSum sum;
+        sum.linear = Eigen::VectorXd::Zero(r.direction.size());
+        sum.ridges.push_back(r);
+        return sum;
+      };
+      jobs.push_back(Job{Class::kReadout, {t.held},
+                         [at_readout](const Eigen::VectorXd& z) { return at_readout.shape(z(0)); },
+                         into, "a hat of the held score", nullptr, known(at_readout)});
+      jobs.push_back(Job{Class::kInputs, inputs,
+                         [at_inputs](const Eigen::VectorXd& z) {
+                           return at_inputs.shape(at_inputs.direction.dot(z));
+                         },
+                         into, "a hat of the candidate's score", nullptr, known(at_inputs)});
     }
     st.described.push_back(
         fmt::format("{}: the FFN after the layer computes {} hats of the held "

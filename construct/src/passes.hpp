@@ -47,6 +47,9 @@ theorems::Value ranges_unrolled(const Lowering& st, const theorems::Value& v);
 void split(Lowering& st, const theorems::FormTerm& t, const std::string& v, const std::string& u,
            Score& score, const std::string& step);
 bool contains_reduction(const theorems::Value& v);
+/// Whether `e` reads the tokens fetched by position through their sum only (probed: each
+/// drawn at random against all of them replaced by their mean).
+bool reads_through_sum(const Lowering& st, const theorems::Value& e);
 /// Failure unless `e` reads the tokens fetched by position through their sum only.
 void require_through_sum(const Lowering& st, const theorems::Value& e, const std::string& step);
 

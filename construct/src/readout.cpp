@@ -227,7 +227,8 @@ std::vector<Job> first_level(Lowering& st, long layer) {
   };
   for (const auto& [coefficient, term] : additive_terms(st.output)) {
     // Terms read by position are read through their sum, as one (readout(st)).
-    if (detail::reads_position(term) || one_level(st, term, states)) continue;
+    if ((detail::reads_position(term) && !reads_through_sum(st, term)) || one_level(st, term, states))
+      continue;
     std::vector<const Value*> extrema;
     innermost_extrema(term, extrema);
     for (const Value* e : extrema) {
@@ -253,14 +254,14 @@ std::vector<Job> first_level(Lowering& st, long layer) {
 }
 
 /// The readout MLP computes the target's value, one job per additive term; the terms that
-/// read tokens by position are one job, since the positions' mean holds their sum only, and
-/// it is their sum that must be a function of it (dot(c, x[1]) + dot(c, x[2]) is, neither
-/// term alone is).
+/// read tokens by position but not through their sum alone are one job, since the positions'
+/// mean holds their sum only, and it is their sum that must be a function of it (dot(c, x[1])
+/// + dot(c, x[2]) is, neither term alone is).
 void readout(Lowering& st) {
   std::vector<Job> jobs;
   std::vector<Value> by_position;
   for (const auto& [coefficient, term] : additive_terms(leveled(st, st.output))) {
-    if (detail::reads_position(term)) {
+    if (detail::reads_position(term) && !reads_through_sum(st, term)) {
       by_position.push_back(
           coefficient == 1 ? term
                            : theorems::operation(K::kMul, {theorems::number(coefficient), term}));

@@ -157,6 +157,38 @@ Interpolant interpolate_at(const std::function<double(double)>& g, const std::ve
   return p;
 }
 
+Hats hats_at_quantiles(std::vector<double> values, long m, bool flat_below,
+                       const Eigen::VectorXd& w) {
+  Hats out;
+  std::sort(values.begin(), values.end());
+  for (long i = 0; i < m && !values.empty(); ++i) {
+    const double q = 0.01 + 0.98 * static_cast<double>(i) / static_cast<double>(m - 1);
+    const double c = values[static_cast<std::size_t>(std::lround(q * static_cast<double>(values.size() - 1)))];
+    if (out.centres.empty() || c > out.centres.back()) out.centres.push_back(c);
+  }
+  if (out.centres.size() < 2) {
+    out.centres.clear();
+    return out;
+  }
+  const auto count = static_cast<long>(out.centres.size());
+  for (long i = 0; i < count; ++i) {
+    const auto at = [&](long j) { return out.centres[static_cast<std::size_t>(j)]; };
+    const bool first = i == 0;
+    const bool last = i + 1 == count;
+    const double centre = at(i);
+    const double left = first ? 2 * at(0) - at(1) : at(i - 1);
+    const double right = last ? 2 * at(i) - at(i - 1) : at(i + 1);
+    const bool flat_left = first && flat_below;
+    auto hat = [=](double v) {
+      if (v <= centre) return flat_left ? 1.0 : std::max(0.0, (v - left) / (centre - left));
+      return last ? 1.0 : std::max(0.0, (right - v) / (right - centre));
+    };
+    // Flat beyond the outer kinks, so the interpolant on them is the hat everywhere.
+    out.ridges.push_back(Ridge{w, hat, {left - 1, left, centre, right, right + 1}});
+  }
+  return out;
+}
+
 double value(const Interpolant& p, double u) {
   double out = p.constant;
   for (std::size_t i = 0; i < p.breaks.size(); ++i) out += p.weights[i] * std::max(0.0, u - p.breaks[i]);

@@ -56,6 +56,18 @@ Interpolant interpolate(const std::function<double(double)>& g, double low, doub
 /// The ReLU interpolant of g on the increasing `points` (at least two; linear beyond them): exact
 /// where g is piecewise linear with its kinks among them. points.size() units.
 Interpolant interpolate_at(const std::function<double(double)>& g, const std::vector<double>& points);
+/// m hat functions of one linear form w . z, centred at the quantiles 1 % to 99 % of `values`
+/// (fewer where quantiles coincide; none where fewer than two are distinct): each is 1 at its
+/// centre and falls to 0 at its neighbours', the last flat above its centre, the first flat
+/// below its own if `flat_below` (else falling to 0 a cell below it). Where both ends are flat
+/// they sum to 1, so a value's hats have a product of at least 1/2 with themselves and 0 with a
+/// value two centres away. Each a Ridge with its kinks, written exactly.
+struct Hats {
+  std::vector<double> centres;
+  std::vector<Ridge> ridges;
+};
+Hats hats_at_quantiles(std::vector<double> values, long m, bool flat_below,
+                       const Eigen::VectorXd& w);
 /// The interpolant's value (to check it, and for its error).
 double value(const Interpolant& p, double u);
 

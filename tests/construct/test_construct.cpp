@@ -373,6 +373,14 @@ BOOST_AUTO_TEST_CASE(a_readout_chain_whose_input_side_is_taken_masks_by_content)
                              << fine.construction.nmse << " at 64");
   BOOST_TEST(fine.construction.nmse <= 0.5 * coarse.construction.nmse);
   BOOST_TEST(fine.construction.nmse <= 0.1);
+  // A third step would have to exclude g1's token too, which hats of g2's score do not: refused
+  // with that reason (it once read "the chain's score reads the holder").
+  const Built third = build("kth(3, t) dot(a, x[t]) + max(t) dot(b, x[t])", {1, 1, 1}, 8, {}, 96,
+                            68, many);
+  BOOST_TEST(!third.construction.built);
+  BOOST_TEST(third.construction.failure.find("third step after a mask by content") !=
+                 std::string::npos,
+             third.construction.failure);
 }
 
 /// A global k-th largest the input tokens compute (g2 at the tokens, read at the readout): each
@@ -393,6 +401,12 @@ BOOST_AUTO_TEST_CASE(terms_read_by_position_are_read_through_their_sum) {
                           4, quick(), true);
   BOOST_TEST_REQUIRE(sum.construction.built, sum.construction.failure);
   BOOST_TEST(sum.construction.nmse < 1e-6);
+  // Terms each a function of the sum stay jobs of their own (one ridge each): merged, they
+  // would be two ridges in one job, which no one FFN level writes.
+  const Built each = build("exp(dot(b, x[1]) + dot(b, x[2])) + tanh(dot(a, x[1]) + dot(a, x[2]))",
+                           {1}, 8, {}, 16, 4, quick(), true);
+  BOOST_TEST_REQUIRE(each.construction.built, each.construction.failure);
+  BOOST_TEST(each.construction.nmse < 1e-5);
   const Built product = build("dot(a, x[1]) * dot(b, x[2])", {1, 1}, 8, {}, 16, 4, quick(), true);
   BOOST_TEST(!product.construction.built);
   BOOST_TEST(product.construction.failure.find("holds their sum only") != std::string::npos,
@@ -485,12 +499,14 @@ BOOST_AUTO_TEST_CASE(efficient_rows_of_the_engine_table_compile_or_say_why) {
                                                  << ": NMSE " << b.construction.nmse);
         BOOST_TEST(b.construction.nmse <= 0.25);
       } else if (b.construction.built && b.construction.config.embedding > 16) {
-        // Built at a larger E only: sum(i = 1..D) max(s, t) bilinear(...) on (3,3) at E = 32,
-        // where 3 x 3 heads leave the FFN 9 knots a product at W = 256 (0.04; 5.7e-5 at W =
-        // 1,024, `infoflow construct ... --E 32 --head-dim 4 --ffn-width 1024`).
+        // Built at a larger E only. Where the FFN is left fewer than 16 knots a function, its
+        // interpolation is the error: sum(i = 1..D) max(s, t) bilinear(...) on (3,3) at E = 32
+        // has 9 knots a product at W = 256 (0.04; 5.7e-5 at W = 1,024, `infoflow construct ...
+        // --E 32 --head-dim 4 --ffn-width 1024`).
         BOOST_TEST_MESSAGE("at E = " << b.construction.config.embedding << ": " << formula
-                                     << ": NMSE " << b.construction.nmse);
-        BOOST_TEST(b.construction.nmse <= 0.1);
+                                     << ": NMSE " << b.construction.nmse << ", "
+                                     << b.construction.knots << " knots");
+        BOOST_TEST(b.construction.nmse <= (b.construction.knots < 16 ? 0.1 : 1e-2));
       } else if (b.construction.built) {
         // At the table's W = 256 and beta = 1,000 a few stop between 1e-3 and 6e-3: their FFN
         // interpolates a product of two 4-vectors (or a selection's near-ties average tokens);
@@ -567,8 +583,8 @@ BOOST_AUTO_TEST_CASE(generated_targets_derive_calls_efficient_compile_or_say_why
                                            << built_wider << " more at the n their steps need");
   BOOST_TEST(efficient >= 25);
   // 17 of 29 before masks were built by content, chains at the input tokens masked by the
-  // score they hold and positioned terms read through their sum (2026-12-07); 28 after.
-  BOOST_TEST(built + built_wider >= 28);
+  // score they hold and positioned terms read through their sum (2026-12-07); all 29 after.
+  BOOST_TEST(built + built_wider >= 29);
 }
 
 /// Where no function is interpolated (knots 0: retrievals and linear readouts), the only error
