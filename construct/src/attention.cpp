@@ -192,10 +192,16 @@ void retrieval(Lowering& st, const PlanStep& s, Class at, Role& role) {
   // Keys 2..: the holder's x against the candidate's x through B = P V', one key dimension
   // for each of B's r singular directions (x itself when B has full rank).
   const bool cross = score.cross.size() > 0;
-  const bool selected = at == Class::kReadout && st.selected.count(id) != 0;
+  // A selection the readout reads: fetched where it is made, at the readout, or at the input
+  // tokens where every token makes it (a global one), if its value is affine in x there.
+  const bool selected = st.selected.count(id) != 0 &&
+                        (at == Class::kReadout || (q.holder == theorems::Holder::kGlobal &&
+                                                   !theorems::reads_held_value(
+                                                       st.selections.at(id)->args[0])));
   std::optional<Form> selected_value;
   if (selected) selected_value = affine_selection(st, id, q.form.index, step);
-  const bool fetch_x = selected && !selected_value;  // a selection's nonlinear body reads x
+  // A selection's nonlinear body reads x (at the readout only).
+  const bool fetch_x = selected && !selected_value && at == Class::kReadout;
   const CrossFactors factors = cross ? factor_cross(score.cross) : CrossFactors{};
   const long rank = factors.candidate.cols();
   std::vector<long> fetched;
@@ -229,11 +235,12 @@ void retrieval(Lowering& st, const PlanStep& s, Class at, Role& role) {
     const long into = st.network->allocate(q.name + ": the selection's value", step);
     role.values.push_back(*selected_value);
     role.into.push_back(into);
-    st.fetched_value[id] = into;
+    (at == Class::kReadout ? st.fetched_value : st.fetched_value_at_tokens)[id] = into;
   }
   // A retrieval at the readout brings what the chosen token holds: the global values the
   // readout needs and holds not yet.
   if (at == Class::kReadout) {
+    bring_selections(st, role, step);
     for (const int g : st.needed_at_readout) {
       // Held by the candidates entering this layer: made by an earlier one.
       if (st.values[1].count(g) != 0 || st.values[0].count(g) == 0 || st.made_in.at(g) >= s.layer)

@@ -140,6 +140,8 @@ struct Lowering {
   std::array<std::map<std::pair<int, int>, std::vector<Form>>, 2> components;
   std::map<int, std::vector<long>> fetched_x;
   std::map<int, long> fetched_value;  ///< a selection whose body is affine: its value's coordinate
+  /// The same for a global selection the input tokens make: the readout brings it along.
+  std::map<int, long> fetched_value_at_tokens;
   std::map<int, long> made_in;        ///< the layer that made each retrieved value (-1: positions)
   std::map<int, std::vector<long>>
       undefined_at;                           ///< a masked quantity -> holders with no candidate

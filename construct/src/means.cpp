@@ -22,11 +22,21 @@ using theorems::Quantity;
 using theorems::Value;
 using K = Node::Kind;
 
+void bring_selections(Lowering& st, Role& role, const std::string& step) {
+  for (const auto& [id, coordinate] : st.fetched_value_at_tokens) {
+    if (st.fetched_value.count(id) != 0 || st.made_in.at(id) >= st.current_layer) continue;
+    const long into = st.network->allocate(st.name(id) + ": the selection's value (brought along)", step);
+    role.values.push_back(st.network->unit(coordinate));
+    role.into.push_back(into);
+    st.fetched_value[id] = into;
+  }
+}
+
 namespace {
 
 /// Into `role`'s values at the readout, the global values the input tokens hold and the
-/// readout does not (only those in `wanted`, where given): every token holds the same, so any
-/// average over them is that value.
+/// readout does not (only those in `wanted`, where given), and the selections' values they
+/// fetched: every token holds the same, so any average over them is that value.
 void carry_globals(Lowering& st, Role& role, const std::string& step, const std::set<int>* wanted) {
   for (const auto& [id, form] : st.values[0]) {
     if (st.program.quantities[static_cast<std::size_t>(id)].holder != theorems::Holder::kGlobal)
@@ -54,6 +64,7 @@ void carry_globals(Lowering& st, Role& role, const std::string& step, const std:
       carried.push_back(st.network->unit(into));
     }
   }
+  bring_selections(st, role, step);
 }
 
 /// The quantities whose held values `v` reads.

@@ -65,6 +65,10 @@ Form candidate_form(Lowering& st, const Score& score, const std::string& step);
 
 // ---------------------------------------------------------------- means.cpp
 void carry(Lowering& st, const theorems::PlanStep& s, Role& role);
+/// Into `role`'s values at the readout, the global selections' values the input tokens fetched
+/// in earlier layers and the readout holds not yet (the chosen token holds them, as all do).
+void bring_selections(Lowering& st, Role& role, const std::string& step);
+
 void fetch_positions(Lowering& st, const theorems::PlanStep& s, Class at, Role& role);
 void mean(Lowering& st, const theorems::PlanStep& s, Class at, Role& role);
 void spread(const Lowering& st, const theorems::PlanStep& s, Class at, const Role& gathered,

@@ -383,6 +383,25 @@ BOOST_AUTO_TEST_CASE(a_readout_chain_whose_input_side_is_taken_masks_by_content)
              third.construction.failure);
 }
 
+/// A selection every input token makes (a global one, placed at the tokens) and the readout
+/// reads: the tokens fetch its value, and the readout's later retrieval brings it along, as it
+/// brings the other global values (the bench's one refusal, "the selection ... is read at a
+/// token the readout did not fetch itself"). Here the readout's chain is masked by content, so
+/// the sizes are the content mask's.
+BOOST_AUTO_TEST_CASE(a_selection_the_input_tokens_make_is_brought_to_the_readout) {
+  cn::ConstructOptions options = quick();
+  options.ffn_width = 1024;
+  const Built b = build("-(kth(2, t) dot(b, x[t])) - max(t by dot(c, x[t])) dot(a, x[t])", {1, 1},
+                        8, {}, 128, 68, options);
+  BOOST_TEST_REQUIRE(b.construction.built, b.construction.failure);
+  BOOST_TEST(std::any_of(b.construction.layout.begin(), b.construction.layout.end(),
+                         [](const cn::StreamSlot& s) {
+                           return s.holds.find("the selection's value (brought along)") !=
+                                  std::string::npos;
+                         }));
+  BOOST_TEST(b.construction.nmse <= 0.1);  // the content mask's error, 0.021 on 1,024 sequences
+}
+
 /// A global k-th largest the input tokens compute (g2 at the tokens, read at the readout): each
 /// token holds g1's score already, so the FFN flags those at or above it, exactly, with no
 /// second head (refused before as "a k-th largest's step at the input tokens").
