@@ -402,6 +402,23 @@ BOOST_AUTO_TEST_CASE(a_selection_the_input_tokens_make_is_brought_to_the_readout
   BOOST_TEST(b.construction.nmse <= 0.1);  // the content mask's error, 0.021 on 1,024 sequences
 }
 
+/// A reduction the engine finds constant (E5) is a value the constructor reads, where neither
+/// the parameters' draw nor T sets it: min(s, t) sqnorm(x[s] - x[t]) is 0 (the pair s = t) at
+/// every T. sum(t) (1 + relu(-sqnorm(x[t]))) is T: constant on random sequences, but of no one
+/// value, so it is recorded as none and refused (it was once built with T = 8's value at every
+/// T: NMSE 35 at T = 4).
+BOOST_AUTO_TEST_CASE(a_constant_reduction_is_read_where_its_value_is_one) {
+  for (const long tokens : {4L, 16L}) {
+    const Built zero = build("max(t) dot(a, x[t]) + min(s, t) sqnorm(x[s] - x[t])", {1}, tokens);
+    BOOST_TEST_REQUIRE(zero.construction.built, zero.construction.failure);
+    BOOST_TEST(zero.construction.nmse < 1e-6);
+    const Built count = build("max(t) dot(a, x[t]) + sum(t) (1 + relu(-sqnorm(x[t])))", {1}, tokens);
+    BOOST_TEST(!count.construction.built);
+    BOOST_TEST(count.construction.failure.find("records no value") != std::string::npos,
+               count.construction.failure);
+  }
+}
+
 /// A global k-th largest the input tokens compute (g2 at the tokens, read at the readout): each
 /// token holds g1's score already, so the FFN flags those at or above it, exactly, with no
 /// second head (refused before as "a k-th largest's step at the input tokens").

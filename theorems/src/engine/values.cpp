@@ -345,20 +345,22 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
 }
 
 std::optional<double> constant_value(const targets::Formula& formula,
-                                     const targets::Bindings& bindings, long token_dim) {
+                                     const targets::Bindings& bindings, long token_dim,
+                                     bool every_length) {
   std::optional<double> value;
   bool constant = true;
   const bool known = at_each_length(formula, bindings, [&](long tokens) {
     const long n = draws_within_budget(formula, tokens, kConstantDraws);
     constant = constant && n >= 2;  // one sequence tells nothing
-    value.reset();  // a constant may depend on the parameters and on T (sum(t) 1)
+    if (!every_length) value.reset();  // a constant may depend on the parameters and on T (sum(t) 1)
     // At random scales: E4 keeps unit scale, where a saturated tanh(20 L) rounds to 1.0 for
     // several tokens, a tie of the floats, not of the target.
     if (constant) {
       values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
         const double tol = tolerance(y, y);
+        const double first = value ? *value : y(0);
         for (long i = 0; i < n; ++i) {
-          if (!std::isfinite(y(i)) || differ(y(0), y(i), tol)) constant = false;
+          if (!std::isfinite(y(i)) || differ(first, y(i), tol)) constant = false;
         }
         if (constant && !value) value = y(0);
         return constant;

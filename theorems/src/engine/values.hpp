@@ -31,8 +31,12 @@ std::optional<bool> changes_when_tokens_permuted(const targets::Formula& formula
 bool same_values(const targets::Formula& a, const targets::Formula& b,
                  const targets::Bindings& bindings, long token_dim = 0);
 
+/// The formula's value where it takes one on random sequences, at the longest length tried and
+/// the first draw of the parameters; with `every_length`, only where that value is the same at
+/// every length (sum(t) 1 is T: a constant, but of no one value).
 std::optional<double> constant_value(const targets::Formula& formula,
-                                     const targets::Bindings& bindings, long token_dim = 0);
+                                     const targets::Bindings& bindings, long token_dim = 0,
+                                     bool every_length = false);
 
 /// The sign the formula keeps on random sequences (at random scales), for each of several draws
 /// of the parameters and d: +1 when no value is negative, -1 when none is positive; nullopt when

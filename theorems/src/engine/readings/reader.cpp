@@ -53,9 +53,9 @@ long Reader::resolve(const targets::Bound& b, std::size_t column) const {
   return it->second;
 }
 
-std::optional<double> Reader::closed_constant(const targets::Node& n) const {
+std::optional<double> Reader::closed_constant(const targets::Node& n, bool every_length) const {
   try {
-    return constant_value(targets::Formula::from_tree(n), bindings_, token_dim_);
+    return constant_value(targets::Formula::from_tree(n), bindings_, token_dim_, every_length);
   } catch (const InputError&) {  // an index bound further out, a member of an unrolled family
     return std::nullopt;
   }

@@ -80,7 +80,8 @@ class Reader {
   [[nodiscard]] long resolve(const targets::Bound& b, std::size_t column) const;
   /// E5: the value a closed reduction (no index bound further out) takes on every random
   /// sequence, if one (min(s, t) sqnorm(x[s] - x[t]) is 0: s = t is allowed).
-  [[nodiscard]] std::optional<double> closed_constant(const targets::Node& n) const;
+  [[nodiscard]] std::optional<double> closed_constant(const targets::Node& n,
+                                                     bool every_length = false) const;
   /// Whether `a` and `b` take the same values on random sequences (as E4 draws them); nullopt
   /// where either cannot be evaluated alone (an index bound further out).
   [[nodiscard]] std::optional<bool> same_values(const targets::Node& a,
