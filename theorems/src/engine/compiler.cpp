@@ -359,12 +359,10 @@ std::optional<Deps> without_idle_constraints(Compilation& state, TokenReduction&
 std::optional<Deps> constant_reduction(Compilation& state, TokenReduction& r) {
   const std::optional<double> value = state.reader.closed_constant(r.node);
   if (!value) return std::nullopt;
-  // Its value, what the constructor reads for it, where neither a parameter's draw nor T sets
-  // it (min(s, t) sqnorm(x[s] - x[t]) is 0; sum(t) 1 is T, and not recorded).
-  const bool drawn = targets::contains(r.node, [](const Node& n) {
-    return n.kind == Node::Kind::kRef && n.name != "x";
-  });
-  if (const std::optional<double> fixed = state.reader.closed_constant(r.node, true); fixed && !drawn)
+  // Its value, what the constructor reads for it, where it is one at every length and draw of
+  // the parameters and d (min(s, t) abs(dot(a, x[s]) - dot(a, x[t])) is 0 whatever a; sum(t) 1
+  // is T, and not recorded).
+  if (const std::optional<double> fixed = state.reader.closed_constant(r.node, true))
     state.program.values.emplace(r.node, number(*fixed));
   state.program.constants.push_back(
       fmt::format("{} takes one value on every random sequence ({} for one draw of its "

@@ -33,7 +33,8 @@ bool same_values(const targets::Formula& a, const targets::Formula& b,
 
 /// The formula's value where it takes one on random sequences, at the longest length tried and
 /// the first draw of the parameters; with `every_length`, only where that value is the same at
-/// every length (sum(t) 1 is T: a constant, but of no one value).
+/// every length and every draw of the parameters and d (sum(t) 1 is T, sqnorm(a) a draw's: each
+/// constant on random sequences, but of no one value).
 std::optional<double> constant_value(const targets::Formula& formula,
                                      const targets::Bindings& bindings, long token_dim = 0,
                                      bool every_length = false);
