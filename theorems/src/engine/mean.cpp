@@ -24,6 +24,25 @@ namespace {
 std::optional<Value> averaged_value(Compilation& state, Quantity& made, int id, const Factor& f,
                                     const std::string& v);
 
+/// The number of tokens, T, as a value.
+Value tokens_value() {
+  Node tokens;
+  tokens.kind = K::kRef;
+  tokens.name = "T";
+  return lifted(tokens);
+}
+
+/// T times a term of a sum over tokens that reads none of them (sum(s) (y_s + max(t) z_t) holds
+/// T max(t) z_t), where it reads no index at all and no parameter scales it.
+std::optional<Value> constant_part(const Factor& f) {
+  const std::optional<FormTerm> term = form_term(f);
+  if (!term || !f.indices.empty()) return std::nullopt;
+  const Value part = term->message >= 0
+                         ? held(term->message, term->coefficient)
+                         : operation(K::kMul, {number(term->coefficient), lifted(*term->node)});
+  return operation(K::kMul, {tokens_value(), part});
+}
+
 /// A sum over tokens: the mean mode prices a sum of token-wise values; anything else is
 /// outside the framework.
 Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bound,
@@ -53,10 +72,14 @@ Deps mean(Compilation& state, const Node& n, const std::vector<std::string>& bou
                     "the framework prices it");
       return {};
     }
-    if (on.empty()) {  // a constant of the sum
+    if (on.empty()) {  // a constant of the sum: T times it
       d.quantities.insert(f.quantities.begin(), f.quantities.end());
       d.indices.insert(f.indices.begin(), f.indices.end());
-      value_known = false;
+      if (std::optional<Value> part = constant_part(f)) {
+        value.push_back(std::move(*part));
+      } else {
+        value_known = false;
+      }
       continue;
     }
     // One uniform head averages every token-wise value the tokens hold at its layer, as many
@@ -138,10 +161,7 @@ std::optional<Value> averaged_value(Compilation& state, Quantity& made, int id, 
   } else {
     ratio = term->coefficient / carried[component].second;
   }
-  Node tokens;
-  tokens.kind = K::kRef;
-  tokens.name = "T";
-  return operation(K::kMul, {lifted(tokens), held(id, ratio, static_cast<int>(component))});
+  return operation(K::kMul, {tokens_value(), held(id, ratio, static_cast<int>(component))});
 }
 
 std::optional<Deps> uniform_averages(Compilation& state, TokenReduction& r) {
