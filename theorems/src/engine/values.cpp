@@ -358,7 +358,8 @@ std::optional<double> constant_value(const targets::Formula& formula,
     if (constant) {
       values_per_draw(formula, bindings, token_dim, tokens, n, true, [&](const Eigen::VectorXd& y) {
         const double tol = tolerance(y, y);
-        const double first = value ? *value : y(0);
+        // Each draw on its own (a constant may depend on the parameters), or all against one.
+        const double first = every_length && value ? *value : y(0);
         for (long i = 0; i < n; ++i) {
           if (!std::isfinite(y(i)) || differ(first, y(i), tol)) constant = false;
         }
