@@ -523,6 +523,30 @@ BOOST_AUTO_TEST_CASE(each_resolved_reduction_has_a_typed_value) {
   BOOST_TEST(th::to_text(at) == "#select(#0, dot(b, x[t]))");
 }
 
+// E1's vertex rule records its value: the body read at every vertex of the groups' extrema, the
+// extremum of those, its constants kept (what the constructor computes at the readout).
+BOOST_AUTO_TEST_CASE(an_extremum_of_a_product_at_its_vertices_has_its_value) {
+  th::Engine engine(catalogue());
+  const th::Plan product =
+      engine.plan(target("max(s, t) (2 * dot(a, x[s]) * dot(b, x[t]))"), arch({4}));
+  BOOST_TEST_REQUIRE(th::to_text(product.verdict) == "efficient");
+  BOOST_TEST(th::to_text(product.program->values.at(product.program->root)) ==
+             "#max(2 * #0 * #2, 2 * #0 * #3, 2 * #1 * #2, 2 * #1 * #3)");
+  // A factor that varies with the sequence but not with the index: both vertices, times it.
+  const th::Plan free = engine.plan(target("min(t) (dot(a, x[t]) * sum(s) dot(b, x[s]))"), arch({3}));
+  BOOST_TEST_REQUIRE(th::to_text(free.verdict) == "efficient");
+  const std::string value = th::to_text(free.program->values.at(free.program->root));
+  BOOST_TEST(value.rfind("#min(", 0) == 0, value);
+  BOOST_TEST(value.find("sum(s) dot(b, x[s])") != std::string::npos, value);
+  // A group whose factors are written apart (y_s z_t w_s): its product's extremum stands for
+  // the first, the others leave the product.
+  const th::Plan apart =
+      engine.plan(target("max(s, t) (dot(a, x[s]) * dot(b, x[t]) * dot(c, x[s]))"), arch({4}));
+  BOOST_TEST_REQUIRE(th::to_text(apart.verdict) == "efficient");
+  BOOST_TEST(th::to_text(apart.program->values.at(apart.program->root)) ==
+             "#max(#2 * #0, #3 * #0, #2 * #1, #3 * #1)");
+}
+
 // E5: a closed reduction that takes one value on random sequences is a constant: no action.
 BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
   th::Engine engine(catalogue());

@@ -66,6 +66,13 @@ Value lifted(const Node& n, const Node* what, const Value* by) {  // NOLINT(misc
   return out;
 }
 
+Value replaced(const Value& v, const Value& what, const Value& by) {  // NOLINT(misc-no-recursion)
+  if (same_value(v, what)) return by;
+  Value out = v;
+  for (Value& a : out.args) a = replaced(a, what, by);
+  return out;
+}
+
 Value number(double v) {
   Node n;
   n.number = v;

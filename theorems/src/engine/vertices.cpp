@@ -99,6 +99,64 @@ std::vector<ProductGroup> product_groups(const Node& term) {
   return groups;
 }
 
+/// How many subtrees of `n` are `what`.
+long occurrences(const Node& n, const Node& what) {  // NOLINT(misc-no-recursion)
+  if (targets::same_expression(n, what)) return 1;
+  long count = 0;
+  for (const Node& a : n.args) count += occurrences(a, what);
+  return count;
+}
+
+/// The value of the extremum `n` of a product at its vertices (E1): the body with each group's
+/// product read at one of the group's `extrema`, the extremum of those over every choice. A
+/// group's first factor is replaced by the extremum's value and its others by 1, so each factor
+/// must be a subtree of the body once; nullopt where one is not, or an extremum records no value.
+std::optional<Value> vertex_value(const Program& program, const Node& n,
+                                  const std::vector<ProductGroup>& groups,
+                                  const std::vector<std::vector<Node>>& extrema) {
+  const Node& body = n.args[0];
+  std::vector<std::vector<Value>> at;  // per group, its extrema's values
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const Node* member : groups[g].members) {
+      if (occurrences(body, *member) != 1) return std::nullopt;
+    }
+    at.emplace_back();
+    for (const Node& e : extrema[g]) {
+      const auto value = program.values.find(e);
+      if (value == program.values.end()) return std::nullopt;
+      at.back().push_back(value->second);
+    }
+  }
+  // A product's factor 1 (a group's other factors) is left out: u * 1 is u.
+  const std::function<Value(Value)> without_ones = [&](Value v) {
+    for (Value& a : v.args) a = without_ones(std::move(a));
+    if (!v.is(K::kMul)) return v;
+    const auto one = [](const Value& a) { return a.is(K::kNumber) && a.operation()->number == 1; };
+    if (one(v.args[1])) return std::move(v.args[0]);
+    if (one(v.args[0])) return std::move(v.args[1]);
+    return v;
+  };
+  std::vector<Value> vertices;
+  std::vector<std::size_t> choice(groups.size(), 0);
+  while (true) {
+    Value v = lifted(body);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<const Node*>& members = groups[g].members;
+      for (std::size_t m = 0; m < members.size(); ++m)
+        v = replaced(v, lifted(*members[m]), m == 0 ? at[g][choice[g]] : number(1));
+    }
+    vertices.push_back(without_ones(std::move(v)));
+    std::size_t g = 0;  // the next choice, the last group's extremum varying fastest
+    for (g = groups.size(); g > 0; --g) {
+      if (++choice[g - 1] < at[g - 1].size()) break;
+      choice[g - 1] = 0;
+    }
+    if (g == 0) break;
+  }
+  if (vertices.size() == 1) return std::move(vertices.front());
+  return Value{Value::Combined{n.op}, std::move(vertices)};
+}
+
 /// |E| as the larger of E's largest and -E's smallest values, squared for E^2: #max(largest,
 /// -smallest) as Program::values writes it.
 Value larger_magnitude(Value largest, Value smallest, bool square) {
@@ -292,8 +350,10 @@ std::optional<Deps> separable_product(Compilation& state, const Node& n,
     if (std::find(bound.begin(), bound.end(), i) == bound.end()) d.indices.insert(i);
   }
   std::vector<std::string> parts_text;
+  std::vector<std::vector<Node>> extrema;  // per group, its maximum and minimum (or the one read)
   int order = 1;
   for (const auto& [indices, members] : groups) {
+    extrema.emplace_back();
     const Node product = targets::product_of(members);
     std::vector<targets::ReduceOp> ops{targets::ReduceOp::kMax, targets::ReduceOp::kMin};
     if (sign)
@@ -312,8 +372,11 @@ std::optional<Deps> separable_product(Compilation& state, const Node& n,
       for (std::size_t i = before; i < state.program.comparisons.size(); ++i)
         order = std::max(order, state.program.comparisons[i].order);
       parts_text.push_back(targets::to_text(r));
+      extrema.back().push_back(std::move(r));
     }
   }
+  if (std::optional<Value> value = vertex_value(state.program, n, groups, extrema))
+    state.program.values.emplace(n, std::move(*value));
   std::vector<std::string> free_text;
   for (const Node* part : free_parts) free_text.push_back(targets::to_text(*part));
   // The term's sign and numbers were taken off it (additive_terms()); the text shows them.

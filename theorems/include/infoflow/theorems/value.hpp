@@ -57,6 +57,8 @@ struct Value {
 /// `n` as a value (its reductions kept as Value::Reduction); each subexpression that is
 /// `what` (same_expression()) becomes `by` where `what` is given.
 Value lifted(const targets::Node& n, const targets::Node* what = nullptr, const Value* by = nullptr);
+/// `v` with each subvalue that is `what` (same_value()) replaced by `by`.
+Value replaced(const Value& v, const Value& what, const Value& by);
 
 /// The number `v`.
 Value number(double v);
