@@ -107,6 +107,7 @@ Construction construct(const targets::TargetSpec& spec, const theorems::Plan& pl
   out.nmse = st.nmse;
   out.target_variance = st.target_variance;
   out.knots = st.fewest_knots;
+  out.fitted = st.fitted;
   out.ffn_units = st.widest_units;
   out.steps = st.described;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

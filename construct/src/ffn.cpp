@@ -23,6 +23,10 @@ namespace {
 /// whose probability is about proportional to the band).
 constexpr double kClampBand = 1e-6;
 
+/// The shares of an FFN's free width a fitted function takes, against one an interpolated
+/// function of one linear form takes: it has several inputs.
+constexpr long kFitShares = 3;
+
 struct Unit {
   Form pre;
   double bias = 0;
@@ -41,11 +45,12 @@ void gate(Unit& u, Class at, bool one_class, const Bound& bound) {
 
 }  // namespace
 
-/// Stream states of `count` calibration sequences after `layer`'s attention (its FFN and all
-/// later weights still zero): E x (count * S), or the readout's E x count for the last layer.
-Eigen::MatrixXd calibration_states(Lowering& st, long layer) {
+/// Stream states of `sequences` calibration sequences (0: the options' count) after `layer`'s
+/// attention (its FFN and all later weights still zero): E x (count * S), or the readout's E x
+/// count for the last layer.
+Eigen::MatrixXd calibration_states(Lowering& st, long layer, long sequences) {
   const numeric::ModelConfig& c = st.network->config();
-  const long count = st.options.calibration;
+  const long count = sequences > 0 ? sequences : st.options.calibration;
   Eigen::MatrixXd x(st.d, count * st.tokens);
   Eigen::VectorXd y(count);
   numeric::draw_samples(*st.task, derive_seed(st.options.seed, {1}), 0, count, x, y);
@@ -100,6 +105,54 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
     detail::Ridge ridge;
   };
   std::vector<Pending> ridges;
+  struct Fitted {
+    const Job* job;
+    Eigen::VectorXd scale;
+    std::vector<Eigen::VectorXd> data;
+  };
+  std::vector<Fitted> fits;
+  // A job's inputs at each calibration token of its class.
+  const auto inputs_at = [&](const Job& job, const Eigen::MatrixXd& at) {
+    std::vector<Eigen::VectorXd> data;
+    for (long c = 0; c < at.cols(); ++c) {
+      if (!column_at(st, layer, c, job.at)) continue;
+      Eigen::VectorXd z(static_cast<long>(job.inputs.size()));
+      for (std::size_t i = 0; i < job.inputs.size(); ++i)
+        z(static_cast<long>(i)) = at(job.inputs[i], c);
+      data.push_back(z);
+    }
+    return data;
+  };
+  const auto write_affine = [&](const Job& job, const detail::RidgeSum& r) {
+    constants[job.at][job.into] += r.constant;
+    Form linear = st.network->zero();
+    for (std::size_t i = 0; i < job.inputs.size(); ++i)
+      linear(job.inputs[i]) += r.linear(static_cast<long>(i));
+    if (linear.cwiseAbs().maxCoeff() > 0) {
+      // relu(u) - relu(-u) = u, exactly.
+      units.push_back(Unit{linear, 0, job.into, 1});
+      units.push_back(Unit{-linear, 0, job.into, -1});
+      gate(units[units.size() - 2], job.at, one_class, gate_of);
+      gate(units.back(), job.at, one_class, gate_of);
+    }
+  };
+  // Piecewise linear with known kinks: exact on them, whatever the width.
+  const auto write_exact = [&](const Job& job, const detail::Ridge& ridge) {
+    Form w = st.network->zero();
+    for (std::size_t i = 0; i < job.inputs.size(); ++i)
+      w(job.inputs[i]) += ridge.direction(static_cast<long>(i));
+    const detail::Interpolant exact = detail::interpolate_at(ridge.shape, ridge.kinks);
+    constants[job.at][job.into] += exact.constant;
+    for (std::size_t k = 0; k < exact.breaks.size(); ++k) {
+      if (exact.weights[k] == 0) continue;
+      units.push_back(Unit{w, -exact.breaks[k], job.into, exact.weights[k]});
+      gate(units.back(), job.at, one_class, gate_of);
+    }
+    if (exact.weights.back() != 0) {
+      units.push_back(Unit{-w, exact.low, job.into, exact.weights.back()});
+      gate(units.back(), job.at, one_class, gate_of);
+    }
+  };
   for (const auto& [coordinate, at] : erasures) {
     const Form u = st.network->unit(coordinate);
     units.push_back(Unit{u, 0, coordinate, -1});
@@ -160,54 +213,24 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
       }
       scale(static_cast<long>(i)) = std::max(1e-3, std::sqrt(sum / std::max<long>(n, 1)));
     }
-    std::vector<Eigen::VectorXd> data;
-    for (long c = 0; c < columns; ++c) {
-      if (!column_at(st, layer, c, job.at)) continue;
-      Eigen::VectorXd z(static_cast<long>(job.inputs.size()));
-      for (std::size_t i = 0; i < job.inputs.size(); ++i)
-        z(static_cast<long>(i)) = states(job.inputs[i], c);
-      data.push_back(z);
-    }
+    std::vector<Eigen::VectorXd> data = inputs_at(job, states);
     std::string why;
     const std::optional<detail::RidgeSum> r =
         job.known ? job.known
                   : detail::decompose(job.f, scale, derive_seed(st.options.seed, {43}), why, data);
+    if (!r && job.fitted_if_needed && !data.empty()) {
+      fits.push_back(Fitted{&job, scale, std::move(data)});  // written once the width is shared
+      continue;
+    }
     if (!r) {
       throw Failure(Shortfall::kConstructor, name,
                     fmt::format("{}{}: {} is not one FFN level's function: {}", name,
                                 one_class ? "" : " at the " + class_name(job.at), job.what, why));
     }
-    constants[job.at][job.into] += r->constant;
-    Form linear = st.network->zero();
-    for (std::size_t i = 0; i < job.inputs.size(); ++i)
-      linear(job.inputs[i]) += r->linear(static_cast<long>(i));
-    if (linear.cwiseAbs().maxCoeff() > 0) {
-      // relu(u) - relu(-u) = u, exactly.
-      units.push_back(Unit{linear, 0, job.into, 1});
-      units.push_back(Unit{-linear, 0, job.into, -1});
-      gate(units[units.size() - 2], job.at, one_class, gate_of);
-      gate(units.back(), job.at, one_class, gate_of);
-    }
+    write_affine(job, *r);
     for (const detail::Ridge& ridge : r->ridges) {
-      if (ridge.kinks.empty()) {
-        ridges.push_back(Pending{&job, ridge});
-        continue;
-      }
-      // Piecewise linear with known kinks: exact on them, whatever the width.
-      Form w = st.network->zero();
-      for (std::size_t i = 0; i < job.inputs.size(); ++i)
-        w(job.inputs[i]) += ridge.direction(static_cast<long>(i));
-      const detail::Interpolant exact = detail::interpolate_at(ridge.shape, ridge.kinks);
-      constants[job.at][job.into] += exact.constant;
-      for (std::size_t k = 0; k < exact.breaks.size(); ++k) {
-        if (exact.weights[k] == 0) continue;
-        units.push_back(Unit{w, -exact.breaks[k], job.into, exact.weights[k]});
-        gate(units.back(), job.at, one_class, gate_of);
-      }
-      if (exact.weights.back() != 0) {
-        units.push_back(Unit{-w, exact.low, job.into, exact.weights.back()});
-        gate(units.back(), job.at, one_class, gate_of);
-      }
+      if (ridge.kinks.empty()) ridges.push_back(Pending{&job, ridge});
+      else write_exact(job, ridge);
     }
   }
   const long width = encoder       ? st.network->config().encoder_hidden()
@@ -225,20 +248,43 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
                                                                             : "--ffn-width",
                               fixed));
   }
+  // The width left is shared by the interpolated functions, a share each, and the fitted ones,
+  // kFitShares each, besides their affine parts (two units and a constant's).
   long knots = 0;
-  if (!ridges.empty()) {
-    knots = (width - fixed) / static_cast<long>(ridges.size());
+  const auto shares = static_cast<long>(ridges.size() + kFitShares * fits.size());
+  if (shares > 0) {
+    knots = (width - fixed - 3 * static_cast<long>(fits.size())) / shares;
     if (knots < kFewestKnots) {
       throw Failure(Shortfall::kFfnWidth, name,
-                    fmt::format("{} needs {} interpolated functions and {} exact units: "
-                                "width {} leaves fewer than {} knots each (use {} >= {})",
-                                name, ridges.size(), fixed, width, kFewestKnots,
+                    fmt::format("{} needs {} interpolated functions, {} fitted ones and {} exact "
+                                "units: width {} leaves fewer than {} knots each (use {} >= {})",
+                                name, ridges.size(), fits.size(), fixed, width, kFewestKnots,
                                 encoder                                       ? "--encoder-width"
                                 : readout_mlp && st.options.readout_width > 0 ? "--readout-width"
                                                                               : "--ffn-width",
-                                fixed + kFewestKnots * static_cast<long>(ridges.size())));
+                                fixed + kFewestKnots * shares + 3 * static_cast<long>(fits.size())));
     }
-    st.fewest_knots = st.fewest_knots == 0 ? knots : std::min(st.fewest_knots, knots);
+    if (!ridges.empty())
+      st.fewest_knots = st.fewest_knots == 0 ? knots : std::min(st.fewest_knots, knots);
+  }
+  for (Fitted& f : fits) {
+    // The fit takes sixteen data a unit: more calibration sequences where its share is wide.
+    const long fit_units = kFitShares * knots;
+    if (16 * fit_units > static_cast<long>(f.data.size())) {
+      const long at = std::min(layer, st.network->config().layers() - 1);
+      f.data = inputs_at(*f.job, calibration_states(st, at, 16 * fit_units));
+    }
+    double error = 0;
+    const detail::RidgeSum r = detail::fit(f.job->f, f.data, f.scale, fit_units,
+                                           derive_seed(st.options.seed, {44}), error);
+    write_affine(*f.job, r);
+    for (const detail::Ridge& ridge : r.ridges) write_exact(*f.job, ridge);
+    ++st.fitted;
+    st.described.push_back(fmt::format(
+        "{}{}: {} is not one FFN level's function, so it is fitted, not written: {} ReLU units "
+        "by least squares on {} calibration states (NMSE {:.2g} there)",
+        name, one_class ? "" : " at the " + class_name(f.job->at), f.job->what,
+        r.ridges.size() * detail::kFitKinks, f.data.size(), error));
   }
   for (const Pending& p : ridges) {
     Form w = st.network->zero();

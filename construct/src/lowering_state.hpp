@@ -50,6 +50,9 @@ struct Job {
   std::function<void(long)> placed;  ///< told the coordinate given out
   /// f as a ridge sum known in advance (a feature the constructor designed): no decomposition.
   std::optional<RidgeSum> known;
+  /// A function of a few held values: fitted by least squares (fit()) where no decomposition
+  /// writes it in one level, rather than refused.
+  bool fitted_if_needed = false;
 };
 
 /// A step function the FFN after a layer computes at the input tokens: 0 where u <= -delta, 1
@@ -166,6 +169,7 @@ struct Lowering {
   // What the construction reports.
   std::vector<std::string> described;
   long fewest_knots = 0;
+  long fitted = 0;  ///< functions fitted by least squares
   long widest_units = 0;
   double nmse = 0;
   double target_variance = 0;

@@ -82,8 +82,9 @@ void rank_mask(Lowering& st, const theorems::PlanStep& s, Class at, const Role& 
 std::vector<Job> threshold_jobs(Lowering& st, long layer);
 
 // ---------------------------------------------------------------- ffn.cpp
-/// Stream states of the calibration sequences after `layer`'s attention.
-Eigen::MatrixXd calibration_states(Lowering& st, long layer);
+/// Stream states of the calibration sequences (`sequences`, or as many as the options ask)
+/// after `layer`'s attention.
+Eigen::MatrixXd calibration_states(Lowering& st, long layer, long sequences = 0);
 /// Whether column i of calibration_states(layer) is a token of class `at`.
 bool column_at(const Lowering& st, long layer, long i, Class at);
 /// The FFN after `layer` (the readout MLP for layer = L, the MLP encoder for kEncoder).

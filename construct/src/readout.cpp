@@ -96,6 +96,7 @@ Job readout_job(Lowering& st, const Value& e, double c, long into) {
   std::set<long> part_read;
   collect_coordinates(st, e, part_read);
   part.inputs.assign(part_read.begin(), part_read.end());
+  part.fitted_if_needed = true;  // a function of a few values the readout holds
   const std::vector<long> part_inputs = part.inputs;
   const Value t = e;
   if (detail::reads_position(e)) require_through_sum(st, e, "the readout MLP");
@@ -231,7 +232,24 @@ std::vector<Job> first_level(Lowering& st, long layer) {
       continue;
     std::vector<const Value*> extrema;
     innermost_extrema(term, extrema);
+    std::vector<const Value*> firsts;
     for (const Value* e : extrema) {
+      // An extremum not one level's function itself (a maximum of products, at E1's vertices)
+      // has its operands computed first where each is, and is then the readout's.
+      const bool operands = !one_level(st, *e, states) &&
+                            std::all_of(e->args.begin(), e->args.end(), [&](const Value& a) {
+                              return one_level(st, a, states);
+                            });
+      if (!operands) {
+        firsts.push_back(e);
+        continue;
+      }
+      for (const Value& a : e->args) {
+        if (theorems::reads_held_value(a) && !std::holds_alternative<Value::Held>(a.what))
+          firsts.push_back(&a);
+      }
+    }
+    for (const Value* e : firsts) {
       if (among(*e, st.first_level_units, [](const auto& x) -> const Value& { return x.first; }) ||
           among(*e, st.pending, [](const Value& x) -> const Value& { return x; }))
         continue;

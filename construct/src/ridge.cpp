@@ -132,6 +132,90 @@ std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scal
   return out;
 }
 
+RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
+             const Eigen::VectorXd& scale, long units, std::uint64_t seed, double& error) {
+  const Eigen::Index k = scale.size();
+  const auto n = static_cast<Eigen::Index>(data.size());
+  // Sixteen data a unit at least, so that the fit is not an interpolation of its data.
+  const long directions =
+      std::max<long>(1, std::min<long>(units, static_cast<long>(n) / 16) / kFitKinks);
+  // The inputs and their differences first: the kinks of a maximum of them lie across those
+  // (max(u, v) is v + relu(u - v)); then random directions.
+  std::vector<Eigen::VectorXd> given;
+  for (Eigen::Index i = 0; i < k; ++i) {
+    given.push_back(Eigen::VectorXd::Unit(k, i) / scale(i));
+    for (Eigen::Index j = 0; j < i; ++j)
+      given.push_back(Eigen::VectorXd::Unit(k, i) / scale(i) - Eigen::VectorXd::Unit(k, j) / scale(j));
+  }
+  Rng rng(seed);
+  std::vector<Eigen::VectorXd> w;
+  std::vector<std::vector<double>> kinks;
+  for (long j = 0; j < directions; ++j) {
+    Eigen::VectorXd d(k);
+    if (j < static_cast<long>(given.size())) {
+      d = given[static_cast<std::size_t>(j)];
+    } else {
+      for (Eigen::Index i = 0; i < k; ++i) d(i) = rng.normal() / scale(i);
+    }
+    std::vector<double> u;
+    for (const Eigen::VectorXd& z : data) u.push_back(d.dot(z));
+    std::sort(u.begin(), u.end());
+    std::vector<double> at;
+    for (long q = 1; q <= kFitKinks && !u.empty(); ++q) {
+      const double quantile = static_cast<double>(q) / static_cast<double>(kFitKinks + 1);
+      at.push_back(u[static_cast<std::size_t>(quantile * static_cast<double>(u.size() - 1))]);
+    }
+    w.push_back(std::move(d));
+    kinks.push_back(std::move(at));
+  }
+  // Columns: 1, z, then relu(w_j . z - b_jq) for each direction and kink.
+  const Eigen::Index columns = 1 + k + directions * kFitKinks;
+  Eigen::MatrixXd a(n, columns);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const Eigen::VectorXd& z = data[static_cast<std::size_t>(r)];
+    y(r) = f(z);
+    a(r, 0) = 1;
+    a.block(r, 1, 1, k) = z.transpose();
+    Eigen::Index c = 1 + k;
+    for (long j = 0; j < directions; ++j) {
+      const double u = w[static_cast<std::size_t>(j)].dot(z);
+      for (const double b : kinks[static_cast<std::size_t>(j)]) a(r, c++) = std::max(0.0, u - b);
+    }
+  }
+  // Least squares with a small ridge penalty, so that near-collinear units stay bounded.
+  Eigen::MatrixXd normal = a.transpose() * a;
+  const double penalty = 1e-8 * normal.diagonal().mean();
+  normal.diagonal().array() += penalty;
+  const Eigen::VectorXd c = normal.ldlt().solve(a.transpose() * y);
+  const Eigen::VectorXd residual = a * c - y;
+  const double variance = (y.array() - y.mean()).square().mean();
+  error = residual.squaredNorm() / static_cast<double>(std::max<Eigen::Index>(n, 1)) /
+          std::max(variance, 1e-300);
+  RidgeSum out;
+  out.constant = c(0);
+  out.linear = c.segment(1, k);
+  for (long j = 0; j < directions; ++j) {
+    const std::vector<double>& b = kinks[static_cast<std::size_t>(j)];
+    const Eigen::VectorXd weights = c.segment(1 + k + j * kFitKinks, kFitKinks);
+    Ridge ridge;
+    ridge.direction = w[static_cast<std::size_t>(j)];
+    ridge.shape = [b, weights](double u) {
+      double v = 0;
+      for (std::size_t q = 0; q < b.size(); ++q)
+        v += weights(static_cast<Eigen::Index>(q)) * std::max(0.0, u - b[q]);
+      return v;
+    };
+    // Flat below the first kink and linear above the last: written exactly on these points.
+    ridge.kinks = {b.front() - 1};
+    ridge.kinks.insert(ridge.kinks.end(), b.begin(), b.end());
+    ridge.kinks.push_back(b.back() + 1);
+    ridge.kinks.erase(std::unique(ridge.kinks.begin(), ridge.kinks.end()), ridge.kinks.end());
+    out.ridges.push_back(std::move(ridge));
+  }
+  return out;
+}
+
 Interpolant interpolate(const std::function<double(double)>& g, double low, double high,
                         long knots) {
   std::vector<double> points;

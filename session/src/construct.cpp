@@ -77,6 +77,7 @@ nlohmann::json construction_json(const construct::Construction& c,
   j["encoder_width"] = c.config.encoder_hidden();
   j["mask_features"] = o.mask_features;
   j["knots"] = c.knots;
+  j["fitted"] = c.fitted;
   j["ffn_units"] = c.ffn_units;
   j["seed"] = o.seed;
   j["task_seed"] = o.task_seed;
@@ -116,6 +117,10 @@ std::string construction_text(const construct::Construction& c,
                      o.beta, o.ffn_width, c.config.readout_width, numeric::to_string(c.config.encoder),
                      c.config.encoder_hidden() > 0 ? fmt::format(" of width {}", c.config.encoder_hidden()) : "",
                      c.ffn_units, c.knots);
+  if (c.fitted > 0)
+    out += fmt::format("{} function{} fitted by least squares, not written exactly (see the "
+                       "steps): the NMSE above is the construction's with the fit's error\n",
+                       c.fitted, c.fitted == 1 ? "" : "s");
   out += "steps:\n";
   for (const std::string& s : c.steps) out += "  " + s + "\n";
   out += fmt::format("stream (E = {}):\n", c.config.embedding);

@@ -85,6 +85,7 @@ struct Construction {
   double nmse = 0;       ///< on `samples` fresh sequences
   double target_variance = 0;
   long knots = 0;        ///< grid points of each interpolated function (the smallest used)
+  long fitted = 0;       ///< functions fitted by least squares, not written (steps say which)
   long ffn_units = 0;    ///< hidden units used, the widest FFN, encoder or readout MLP
   std::vector<StreamSlot> layout;  ///< the stream at the end, per coordinate range
   std::vector<std::string> steps;  ///< each compiled action, in words
