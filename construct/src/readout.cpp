@@ -191,29 +191,6 @@ Value leveled(const Lowering& st, const Value& n) {  // NOLINT(misc-no-recursion
   return out;
 }
 
-/// The additive terms of an expression, with their numeric coefficients.
-std::vector<std::pair<double, Value>> additive_terms(const Value& n) {  // NOLINT(misc-no-recursion)
-  std::vector<std::pair<double, Value>> out;
-  auto add = [&](const Value& a, double c) {
-    for (auto& [k, t] : additive_terms(a)) out.emplace_back(c * k, std::move(t));
-  };
-  const auto* combined = std::get_if<Value::Combined>(&n.what);
-  if (n.is(K::kAdd) || n.is(K::kSub)) {
-    add(n.args[0], 1);
-    add(n.args[1], n.is(K::kSub) ? -1 : 1);
-  } else if (n.is(K::kNeg)) {
-    add(n.args[0], -1);
-  } else if (combined != nullptr && combined->op == targets::ReduceOp::kSum) {
-    for (const Value& a : n.args) add(a, 1);
-  } else if (n.is(K::kMul) && n.args[0].is(K::kNumber)) {
-    add(n.args[1], n.args[0].operation()->number);
-  } else if (n.is(K::kNumber) && n.operation()->number == 0) {
-  } else {
-    out.emplace_back(1.0, n);
-  }
-  return out;
-}
-
 }  // namespace
 
 /// Two FFN levels at the readout: a term that is not one ridge level (a function of a

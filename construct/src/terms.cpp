@@ -1,7 +1,6 @@
 #include "terms.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <variant>
 
@@ -24,103 +23,41 @@ const Eigen::MatrixXd& parameter(const Node& ref, const TermInputs& in) {
   return in.parameters->parameter(ref.name, static_cast<std::size_t>(member));
 }
 
-/// The formula operation `n` applied to `args` (n's own, or a value's operands).
+/// The formula operation `n` applied to `args` (n's own, or a value's operands): its leaves read
+/// here, its arithmetic targets::apply_operation()'s.
 template <class Tree>
 TermValue apply(const Node& n, const std::vector<Tree>& args,  // NOLINT(misc-no-recursion)
                 const TermInputs& in) {
-  TermValue out;
-  switch (n.kind) {
-    case K::kNumber:
-      out.s = n.number;
-      return out;
-    case K::kRef: {
-      if (n.name == "T") {  // the sequence length (T is a named integer, never a parameter)
-        out.s = static_cast<double>(in.tokens_count);
-        return out;
-      }
-      if (n.name == "x") {
-        if (positioned(n)) {
-          out.vector = true;
-          out.v = in.positioned.at(n);
-          return out;
-        }
-        if (n.offset != 0) throw std::invalid_argument("evaluate(): a term reads a token by offset");
-        out.vector = true;
-        out.v = in.tokens.at(n.index);
-        return out;
-      }
-      const Eigen::MatrixXd& p = parameter(n, in);
-      if (n.value == targets::ValueKind::kVector) {
-        out.vector = true;
-        out.v = p.col(0);
-      } else {
-        out.s = p(0, 0);
-      }
-      return out;
-    }
-    case K::kCall: {
-      if (n.name == "bilinear") {
-        const Eigen::MatrixXd& a = parameter(node_of(args[0]), in);
-        out.s = evaluate(args[1], in).v.dot(a * evaluate(args[2], in).v);
-        return out;
-      }
-      if (n.name == "dot") {
-        out.s = evaluate(args[0], in).v.dot(evaluate(args[1], in).v);
-        return out;
-      }
-      const TermValue a = evaluate(args[0], in);
-      if (n.name == "norm") out.s = a.v.norm();
-      else if (n.name == "sqnorm") out.s = a.v.squaredNorm();
-      else if (n.name == "exp") out.s = std::exp(a.s);
-      else if (n.name == "log") out.s = std::log(a.s);
-      else if (n.name == "sqrt") out.s = std::sqrt(a.s);
-      else if (n.name == "abs") out.s = std::abs(a.s);
-      else if (n.name == "tanh") out.s = std::tanh(a.s);
-      else if (n.name == "sin") out.s = std::sin(a.s);
-      else if (n.name == "cos") out.s = std::cos(a.s);
-      else if (n.name == "relu") out.s = std::max(0.0, a.s);
-      else throw std::invalid_argument("evaluate(): no function " + n.name);
-      return out;
-    }
-    case K::kNeg:
-      out = evaluate(args[0], in);
-      out.s = -out.s;
-      if (out.vector) out.v = -out.v;
-      return out;
-    case K::kAdd:
-    case K::kSub: {
-      const TermValue a = evaluate(args[0], in);
-      const TermValue b = evaluate(args[1], in);
-      const double sign = n.kind == K::kAdd ? 1.0 : -1.0;
-      out.vector = a.vector;
-      if (a.vector) out.v = a.v + sign * b.v;
-      else out.s = a.s + sign * b.s;
-      return out;
-    }
-    case K::kMul: {
-      const TermValue a = evaluate(args[0], in);
-      const TermValue b = evaluate(args[1], in);
-      out.vector = a.vector || b.vector;
-      if (a.vector) out.v = a.v * b.s;
-      else if (b.vector) out.v = a.s * b.v;
-      else out.s = a.s * b.s;
-      return out;
-    }
-    case K::kDiv: {
-      const TermValue a = evaluate(args[0], in);
-      const double b = evaluate(args[1], in).s;
-      out.vector = a.vector;
-      if (a.vector) out.v = a.v / b;
-      else out.s = a.s / b;
-      return out;
-    }
-    case K::kPow:
-      out.s = std::pow(evaluate(args[0], in).s, evaluate(args[1], in).s);
-      return out;
-    case K::kReduce:
-      break;
+  if (n.kind == K::kReduce) throw std::invalid_argument("evaluate(): a reduction inside a term");
+  if (n.kind != K::kRef) {
+    return targets::apply_operation<Eigen::VectorXd>(
+        n, [&](std::size_t i) { return evaluate(args[i], in); },
+        [&]() -> const Eigen::MatrixXd& { return parameter(node_of(args[0]), in); });
   }
-  throw std::invalid_argument("evaluate(): a reduction inside a term");
+  TermValue out;
+  if (n.name == "T") {  // the sequence length (T is a named integer, never a parameter)
+    out.s = static_cast<double>(in.tokens_count);
+    return out;
+  }
+  if (n.name == "x") {
+    if (positioned(n)) {
+      out.vector = true;
+      out.v = in.positioned.at(n);
+      return out;
+    }
+    if (n.offset != 0) throw std::invalid_argument("evaluate(): a term reads a token by offset");
+    out.vector = true;
+    out.v = in.tokens.at(n.index);
+    return out;
+  }
+  const Eigen::MatrixXd& p = parameter(n, in);
+  if (n.value == targets::ValueKind::kVector) {
+    out.vector = true;
+    out.v = p.col(0);
+  } else {
+    out.s = p(0, 0);
+  }
+  return out;
 }
 
 /// The sum, maximum or minimum of the copies `args`.

@@ -14,16 +14,13 @@
 #include "infoflow/targets/evaluator.hpp"
 #include "infoflow/targets/formula.hpp"
 #include "infoflow/targets/node_algebra.hpp"
+#include "infoflow/targets/operations.hpp"
 #include "infoflow/theorems/value.hpp"
 
 namespace infoflow::construct::detail {
 
 /// A term's scalar or vector value.
-struct TermValue {
-  double s = 0;
-  Eigen::VectorXd v;
-  bool vector = false;
-};
+using TermValue = targets::ScalarOrVector<Eigen::VectorXd>;
 
 /// What a term reads: the token each index names, the target's parameters, and, for the
 /// target's value (theorems::Value), what the network holds.

@@ -11,6 +11,7 @@
 #include "infoflow/core/limits.hpp"
 #include "infoflow/core/random.hpp"
 #include "infoflow/targets/monotone.hpp"
+#include "infoflow/targets/operations.hpp"
 
 namespace infoflow::targets {
 
@@ -526,9 +527,6 @@ Evaluator::Value Evaluator::eval(const Node& n, const Eigen::Ref<const Eigen::Ma
     }
   }
   switch (n.kind) {
-    case K::kNumber:
-      out.s = n.number;
-      return out;
     case K::kRef: {
       const long i = n.position > 0             ? n.position
                      : !n.position_name.empty() ? tokens_ + n.offset
@@ -554,91 +552,17 @@ Evaluator::Value Evaluator::eval(const Node& n, const Eigen::Ref<const Eigen::Ma
       }
       return out;
     }
-    case K::kCall: {
-      if (n.name == "bilinear") {
-        const Node& m = n.args[0];
-        const long i = m.index.empty() ? 0 : env[static_cast<std::size_t>(slots_.at(m.index))];
-        const Eigen::MatrixXd& a =
-            parameters_.at(m.name).at(static_cast<std::size_t>(i > 0 ? i - 1 : 0));
-        const Value u = eval(n.args[1], x, env, scratch);
-        const Value v = eval(n.args[2], x, env, scratch);
-        out.s = u.v.dot(a * v.v);
-        return out;
-      }
-      if (n.name == "dot") {
-        out.s = eval(n.args[0], x, env, scratch).v.dot(eval(n.args[1], x, env, scratch).v);
-        return out;
-      }
-      const Value a = eval(n.args[0], x, env, scratch);
-      if (n.name == "norm")
-        out.s = a.v.norm();
-      else if (n.name == "sqnorm")
-        out.s = a.v.squaredNorm();
-      else if (n.name == "exp")
-        out.s = std::exp(a.s);
-      else if (n.name == "log")
-        out.s = std::log(a.s);
-      else if (n.name == "sqrt")
-        out.s = std::sqrt(a.s);
-      else if (n.name == "abs")
-        out.s = std::abs(a.s);
-      else if (n.name == "tanh")
-        out.s = std::tanh(a.s);
-      else if (n.name == "sin")
-        out.s = std::sin(a.s);
-      else if (n.name == "cos")
-        out.s = std::cos(a.s);
-      else
-        out.s = std::max(0.0, a.s);  // relu; the checker admits no other name
-      return out;
-    }
-    case K::kNeg: {
-      out = eval(n.args[0], x, env, scratch);
-      out.s = -out.s;
-      if (out.vector) out.v = -out.v;
-      return out;
-    }
-    case K::kAdd:
-    case K::kSub: {
-      const Value a = eval(n.args[0], x, env, scratch);
-      const Value b = eval(n.args[1], x, env, scratch);
-      const double sign = n.kind == K::kAdd ? 1.0 : -1.0;
-      out.vector = a.vector;
-      if (a.vector)
-        out.v = a.v + sign * b.v;
-      else
-        out.s = a.s + sign * b.s;
-      return out;
-    }
-    case K::kMul: {
-      const Value a = eval(n.args[0], x, env, scratch);
-      const Value b = eval(n.args[1], x, env, scratch);
-      out.vector = a.vector || b.vector;
-      if (a.vector)
-        out.v = a.v * b.s;
-      else if (b.vector)
-        out.v = a.s * b.v;
-      else
-        out.s = a.s * b.s;
-      return out;
-    }
-    case K::kDiv: {
-      const Value a = eval(n.args[0], x, env, scratch);
-      const double b = eval(n.args[1], x, env, scratch).s;
-      out.vector = a.vector;
-      if (a.vector)
-        out.v = a.v / b;
-      else
-        out.s = a.s / b;
-      return out;
-    }
-    case K::kPow:
-      out.s = std::pow(eval(n.args[0], x, env, scratch).s, eval(n.args[1], x, env, scratch).s);
-      return out;
     case K::kReduce:
       return reduce(n, x, env, scratch);
+    default:  // a number, a call or arithmetic: its operands are walked, its matrix looked up
+      return apply_operation<Vec>(
+          n, [&](std::size_t i) { return eval(n.args[i], x, env, scratch); },
+          [&]() -> const Eigen::MatrixXd& {
+            const Node& m = n.args[0];
+            const long i = m.index.empty() ? 0 : env[static_cast<std::size_t>(slots_.at(m.index))];
+            return parameters_.at(m.name).at(static_cast<std::size_t>(i > 0 ? i - 1 : 0));
+          });
   }
-  return out;
 }
 
 Evaluator::Value Evaluator::reduce(const Node& n, const Eigen::Ref<const Eigen::MatrixXd>& x,

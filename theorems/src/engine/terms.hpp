@@ -52,7 +52,7 @@ struct Term {
 /// couples nor whether attention forms its score; Term keeps them for merging actions). Terms
 /// that are not subtrees of `n` are kept in `made`; `distribute`: a product of sums of token
 /// terms is expanded too (the first reading; not the second, which reads such a product at its
-/// vertices).
+/// vertices). Not theorems::additive_terms(), the readout's: it splits a Value at +, - and numbers.
 void additive_terms(const targets::Node& n, const Term& scale, std::vector<Term>& out,
                     std::deque<targets::Node>& made, bool distribute);
 

@@ -99,6 +99,28 @@ Value held(int id, double ratio, int component) {
   return operation(K::kMul, {number(ratio), std::move(ref)});
 }
 
+std::vector<std::pair<double, Value>> additive_terms(const Value& v) {  // NOLINT(misc-no-recursion)
+  std::vector<std::pair<double, Value>> out;
+  auto add = [&](const Value& a, double c) {
+    for (auto& [k, t] : additive_terms(a)) out.emplace_back(c * k, std::move(t));
+  };
+  const auto* combined = std::get_if<Value::Combined>(&v.what);
+  if (v.is(K::kAdd) || v.is(K::kSub)) {
+    add(v.args[0], 1);
+    add(v.args[1], v.is(K::kSub) ? -1 : 1);
+  } else if (v.is(K::kNeg)) {
+    add(v.args[0], -1);
+  } else if (combined != nullptr && combined->op == targets::ReduceOp::kSum) {
+    for (const Value& a : v.args) add(a, 1);
+  } else if (v.is(K::kMul) && v.args[0].is(K::kNumber)) {
+    add(v.args[1], v.args[0].operation()->number);
+  } else if (v.is(K::kNumber) && v.operation()->number == 0) {
+  } else {
+    out.emplace_back(1.0, v);
+  }
+  return out;
+}
+
 bool same_value(const Value& a, const Value& b) {  // NOLINT(misc-no-recursion)
   if (a.what.index() != b.what.index() || a.args.size() != b.args.size()) return false;
   const bool same = std::visit(

@@ -39,6 +39,7 @@
 #include <Eigen/Core>
 
 #include "infoflow/targets/formula.hpp"
+#include "infoflow/targets/operations.hpp"
 
 namespace infoflow::targets {
 
@@ -84,11 +85,7 @@ class Evaluator {
 
  private:
   using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxTokenDim, 1>;
-  struct Value {
-    double s = 0;
-    Vec v;
-    bool vector = false;
-  };
+  using Value = ScalarOrVector<Vec>;
   struct Range {
     long low = 1;
     long high = 1;

@@ -10,6 +10,7 @@
 /// named by text: printing (to_text) is for people.
 
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -68,6 +69,12 @@ Value operation(targets::Node::Kind kind, std::vector<Value> args);
 Value sum_of(std::vector<Value> terms);
 /// The value of quantity `id` (or its `component`) times `ratio` (the value alone for 1).
 Value held(int id, double ratio = 1, int component = -1);
+
+/// The additive terms of `v` with their numeric coefficients, in order: +, -, a negation, a
+/// number times a value (on the left) and a Combined sum are split, and a term that is the
+/// number 0 is dropped (2 * #0 - (#1 + 3 * #2) gives (2, #0), (-1, #1), (-3, #2)). Other
+/// factors stay in their term: the readout computes each term as one function.
+std::vector<std::pair<double, Value>> additive_terms(const Value& v);
 
 /// Whether `a` and `b` are one value (same_expression() on their formula parts).
 bool same_value(const Value& a, const Value& b);
