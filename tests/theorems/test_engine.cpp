@@ -547,6 +547,21 @@ BOOST_AUTO_TEST_CASE(an_extremum_of_a_product_at_its_vertices_has_its_value) {
              "#max(#2 * #0, #3 * #0, #2 * #1, #3 * #1)");
 }
 
+// A selection over a pair, eliminated as s -> m1(t), t -> g2: its body at (m1(t*), t*), the
+// terms over s read at the token m1 chose for t*, which t* holds.
+BOOST_AUTO_TEST_CASE(a_selection_over_a_pair_has_its_value_at_both_chosen_tokens) {
+  th::Engine engine(catalogue());
+  const th::Plan pair =
+      engine.plan(target("max(s != t by dot(x[s], x[t])) dot(a, x[s] + x[t])"), arch({1, 1}));
+  BOOST_TEST_REQUIRE(th::to_text(pair.verdict) == "efficient");
+  BOOST_TEST(th::to_text(pair.program->values.at(pair.program->root)) ==
+             "#select(#1, #select(#0, dot(a, x[s])) + dot(a, x[t]))");
+  // A term that reads both tokens is no value of one of them: none is recorded.
+  const th::Plan both =
+      engine.plan(target("max(s != t by dot(x[s], x[t])) dot(x[s], x[t])"), arch({1, 1}));
+  BOOST_TEST(both.program->values.count(both.program->root) == 0u);
+}
+
 // E5: a closed reduction that takes one value on random sequences is a constant: no action.
 BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
   th::Engine engine(catalogue());

@@ -33,6 +33,32 @@ std::vector<std::set<std::string>> scopes_of(const std::vector<Factor>& factors)
 void record_value(Compilation& state, const Node& n, const std::vector<Factor>& left, int last,
                   double ratio, const std::string& index);
 
+/// The value of a selection over a pair, max(s, t by key) body, eliminated as s -> m(t), t -> g:
+/// the body at (m(t*), t*), t* the token g chose. Its terms over t are read at t*, those over s
+/// at the token m chose for t*, which t* holds: #select(g, terms over t + #select(m, terms over
+/// s)). nullopt where a term reads both, or a parameter scales one.
+std::optional<Value> pair_selection_value(const Node& n, int inner, const std::string& inner_index,
+                                          int outer) {
+  std::vector<Term> terms;
+  std::deque<Node> made;
+  additive_terms(n.args[0], Term{}, terms, made, true);
+  std::vector<Value> read;
+  for (const Term& t : terms) {
+    if (t.zero) continue;
+    if (!t.constants.empty()) return std::nullopt;
+    const std::set<std::string> reads = targets::token_indices_read(*t.node);
+    if (reads.size() > 1) return std::nullopt;
+    Value term = lifted(*t.node);
+    if (reads.count(inner_index) != 0)
+      term = Value{Value::Selected{inner, inner_index}, {std::move(term)}};
+    const double c = (t.negative ? -1 : 1) * t.magnitude;
+    read.push_back(c == 1 ? std::move(term) : operation(K::kMul, {number(c), std::move(term)}));
+  }
+  const std::string outer_index = n.binders[0].name == inner_index ? n.binders[1].name
+                                                                   : n.binders[0].name;
+  return Value{Value::Selected{outer, outer_index}, {sum_of(std::move(read))}};
+}
+
 Deps extremum(Compilation& state, const Node& n, const std::vector<std::string>& bound,
               std::vector<Factor> factors, const Deps& body_deps,
               const std::set<std::string>& scope, Comparison& c) {
@@ -71,6 +97,7 @@ Deps extremum(Compilation& state, const Node& n, const std::vector<std::string>&
                    factors, bound);
   }
   std::vector<std::string> steps;
+  std::vector<std::pair<int, std::string>> made_at;  // each step's quantity and its holder index
   int last = -1;
   std::string last_at;
   double last_ratio = 1;
@@ -123,6 +150,7 @@ Deps extremum(Compilation& state, const Node& n, const std::vector<std::string>&
     const double ratio = ratio_to_form(made.form, used, negated, one_term);
     const std::string label = at.empty() ? made.name : made.name + "(" + at + ")";
     steps.push_back(v + " -> " + label);
+    made_at.emplace_back(id, at);
     std::vector<Factor> kept;
     for (Factor& f : factors) {
       if (f.indices.count(v) == 0) kept.push_back(std::move(f));
@@ -150,7 +178,13 @@ Deps extremum(Compilation& state, const Node& n, const std::vector<std::string>&
   c.order = static_cast<int>(e.widest) + 1;
   c.elimination = fmt::format("{}", fmt::join(steps, "; "));
   state.program.comparisons.push_back(c);
-  if (last >= 0 && last_at.empty()) record_value(state, n, factors, last, last_ratio, last_index);
+  if (last >= 0 && last_at.empty() && n.has_key() && made_at.size() == 2 &&
+      made_at[0].second == last_index) {
+    if (std::optional<Value> value = pair_selection_value(n, made_at[0].first, e.order[0], last))
+      state.program.values.emplace(n, std::move(*value));
+  } else if (last >= 0 && last_at.empty()) {
+    record_value(state, n, factors, last, last_ratio, last_index);
+  }
   // A reduction held at a token (its value a message of the enclosing one) is that message.
   if (last >= 0 && !last_at.empty() && !n.has_key() && factors.size() == 1)
     state.program.values.emplace(n, held(last, last_ratio));
