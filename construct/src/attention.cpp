@@ -56,6 +56,12 @@ std::optional<Form> held_affine(const Lowering& st, const Value& n,
     if (it == st.values[0].end()) return std::nullopt;
     return it->second;
   }
+  if (const auto* chosen = std::get_if<Value::Selected>(&n.what)) {
+    // What the token fetched with its own selection (selected_at_tokens).
+    const auto it = st.fetched_value_at_tokens.find(chosen->quantity);
+    if (it == st.fetched_value_at_tokens.end()) return std::nullopt;
+    return st.network->unit(it->second);
+  }
   if (n.operation() == nullptr) return std::nullopt;
   switch (n.operation()->kind) {
     case K::kNumber: {
@@ -90,6 +96,24 @@ std::optional<Form> held_affine(const Lowering& st, const Value& n,
         return a;
       }
       return std::nullopt;
+    case K::kCall: {
+      // dot(a, x[t]) at the chosen token t: a linear form of its x.
+      const Node& op = *n.operation();
+      if (op.name != "dot" || n.args.size() != 2) return std::nullopt;
+      for (int side = 0; side < 2; ++side) {
+        const Node* p = n.args[side].operation();
+        const Node* x = n.args[1 - side].operation();
+        if (p == nullptr || x == nullptr || p->kind != K::kRef || p->name == "x" ||
+            p->value != targets::ValueKind::kVector || x->kind != K::kRef || x->name != "x" ||
+            detail::positioned(*x) || x->offset != 0)
+          continue;
+        const Eigen::MatrixXd& a = st.evaluator->parameter(p->name, p->position > 0 ? p->position - 1 : 0);
+        Form f = st.network->zero();
+        for (long j = 0; j < st.d; ++j) f(Network::kToken + j) = a(j, 0);
+        return f;
+      }
+      return std::nullopt;
+    }
     default:
       return std::nullopt;
   }
@@ -194,10 +218,11 @@ void retrieval(Lowering& st, const PlanStep& s, Class at, Role& role) {
   const bool cross = score.cross.size() > 0;
   // A selection the readout reads: fetched where it is made, at the readout, or at the input
   // tokens where every token makes it (a global one), if its value is affine in x there.
-  const bool selected = st.selected.count(id) != 0 &&
-                        (at == Class::kReadout || (q.holder == theorems::Holder::kGlobal &&
-                                                   !theorems::reads_held_value(
-                                                       st.selections.at(id)->args[0])));
+  const bool selected =
+      st.selected.count(id) != 0 &&
+      (at == Class::kReadout || st.selected_at_tokens.count(id) != 0 ||
+       (q.holder == theorems::Holder::kGlobal &&
+        !theorems::reads_held_value(st.selections.at(id)->args[0])));
   std::optional<Form> selected_value;
   if (selected) selected_value = affine_selection(st, id, q.form.index, step);
   // A selection's nonlinear body reads x (at the readout only).

@@ -122,6 +122,9 @@ struct Lowering {
   theorems::Value output;
   std::set<int> selected;
   std::map<int, const theorems::Value*> selections;  ///< into output
+  /// Token selections read inside another selection's value (#select(g, #select(m, ...))): each
+  /// token fetches its own, which the outer selection then reads off the chosen token.
+  std::set<int> selected_at_tokens;
   std::set<int> needed_at_readout;  ///< the quantities whose values the output reads
   Positions positions;              ///< each token read by position
 

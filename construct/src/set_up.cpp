@@ -54,11 +54,22 @@ std::optional<Value> unrolled(const Lowering& st, const Node& n, bool extrema = 
   return theorems::sum_of(std::move(lifted));  // an empty sum is the number 0
 }
 
+/// The selections read inside a selection's value: fetched at the tokens that make them.
+void note_inner_selections(Lowering& st, const Value& v) {  // NOLINT(misc-no-recursion)
+  if (const auto* s = std::get_if<Value::Selected>(&v.what)) {
+    st.selected.insert(s->quantity);
+    st.selections[s->quantity] = &v;
+    st.selected_at_tokens.insert(s->quantity);
+  }
+  for (const Value& a : v.args) note_inner_selections(st, a);
+}
+
 /// What the output reads: the selections it fetches, the values the readout needs.
 void note_selections(Lowering& st, const Value& v) {  // NOLINT(misc-no-recursion)
   if (const auto* s = std::get_if<Value::Selected>(&v.what)) {
     st.selected.insert(s->quantity);
     st.selections[s->quantity] = &v;
+    note_inner_selections(st, v.args[0]);
     return;
   }
   if (const auto* h = std::get_if<Value::Held>(&v.what); h != nullptr && h->component < 0)
