@@ -6,7 +6,6 @@
 
 #include "infoflow/core/progress.hpp"
 #include "infoflow/symbolic/canonical.hpp"
-#include "infoflow/targets/node_algebra.hpp"
 #include "infoflow/targets/target_file.hpp"
 
 #include "pipeline.hpp"
@@ -23,13 +22,10 @@ Target::Target(std::string name_, targets::Formula formula_, targets::Bindings b
       token_dim(token_dim_) {
   core::progress::set("compiling target " + name + " (its values on random sequences)");
   try {
-    program = std::make_shared<const Program>(compile(formula, bindings, token_dim));
-    // A product (its vertices), an absolute value or even power (max |E| = max(max E,
-    // -min E)), or a range (a maximum over one inside a maximum over tokens, written outside).
-    if (targets::has_product_abs_power_or_range(formula.root())) {
-      auto split = std::make_shared<const Program>(compile(formula, bindings, token_dim, true));
-      if (split->elimination_text() != program->elimination_text()) alternative = std::move(split);
-    }
+    detail::Readings readings =
+        detail::compile_readings(detail::passes(), formula, bindings, token_dim);
+    program = std::move(readings.first);
+    alternative = std::move(readings.second);
   } catch (const InputError& e) {
     throw InputError("target " + name + ": " + e.message() +
                      (e.where().column > 0 ? fmt::format(" (column {})", e.where().column) : ""));
@@ -59,30 +55,9 @@ GiNaC::ex Engine::exponent_of(const std::string& entry, const GiNaC::exmap& valu
 
 Plan Engine::plan(const Target& target, const Architecture& arch) {
   arch.validate();
-  Plan best = plan_program(*target.program, arch);
-  best.program = target.program;
-  // The alternative reading (products of independent factors split at their vertices, |E| as
-  // the larger of max E and -min E, E1) where the first finds no efficient plan: max(s, t)
-  // (dot(a, x[s]) * dot(b, x[t])) is a rank-one query-key product on (1,1) and four retrievals
-  // on (4); max(s, t) abs(y_s - y_t) a pair's score on (1,1,1) and max y - min y on (2).
-  if (target.alternative && best.verdict != Verdict::kEfficient) {
-    Plan other = plan_program(*target.alternative, arch);
-    other.program = target.alternative;
-    if (other.verdict == Verdict::kEfficient) {
-      other.dominant += " (with E1's second reading: products of independent factors at their "
-                        "vertices, |E| as the larger of max E and -min E, a range written "
-                        "outside a maximum over tokens: " +
-                        target.alternative->elimination_text() + ")";
-      best = std::move(other);
-    }
-  }
-  return best;
-}
-
-Plan Engine::plan_program(const Program& program, const Architecture& arch) {
-  detail::Planning state{*this, program, arch, node_cap_, {}, {}, {}};
-  state.plan.architecture = arch;
-  detail::plan_with(detail::passes(), state);
+  detail::Planning state(detail::passes(), *this, target.program, arch, node_cap_,
+                         target.alternative);
+  detail::plan_with(state);
   return std::move(state.plan);
 }
 

@@ -26,15 +26,16 @@ Search Engine::search(const Target& target, const Architecture& base, long max_l
   Architecture a = base;
   if (a.head_dim == 0) a.head_dim = base.head_dim_of(0);  // fixed n: every head count is allowed
   // The verdicts before the placement depend on the program and the positional encoding alone.
-  const auto can_plan = [&](const Program& program) {
-    detail::Planning verdicts{*this, program, a, node_cap_, {}, {}, {}};
-    detail::plan_with(detail::passes(), verdicts, &detail::kPlacementPass);
+  const auto can_plan = [&](const std::shared_ptr<const Program>& program) {
+    detail::Planning verdicts(detail::passes(), *this, program, a, node_cap_);
+    detail::plan_with(verdicts, &detail::kPlacementPass);
     return !verdicts.done;
   };
-  // The programs tried in turn (plan() takes the alternative where the first is not efficient).
+  // The programs tried in turn (plan()'s reading choice takes the second where the first is not
+  // efficient).
   std::vector<const Program*> programs;
-  if (can_plan(*target.program)) programs.push_back(target.program.get());
-  if (target.alternative && can_plan(*target.alternative))
+  if (can_plan(target.program)) programs.push_back(target.program.get());
+  if (target.alternative && can_plan(target.alternative))
     programs.push_back(target.alternative.get());
   const bool plannable = !programs.empty();
   // Prices per layer for the deepest architecture searched (n is fixed, so they agree).
