@@ -1,10 +1,12 @@
 // The engine's pipeline (theorems/src/engine/pipeline.cpp): the listing `infoflow passes` prints
-// is the registry's, and the registry is what runs.
+// is the registry's, and the registry is what runs: the compile stage's passes and the choice
+// between the engine's two readings.
 #include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
@@ -63,10 +65,11 @@ BOOST_AUTO_TEST_CASE(listing_names_every_pass_once_in_the_registry_order) {
       BOOST_TEST(line.find(std::string(" ") + pass.name + " ") != std::string::npos);
       // The function its stage runs, and no other.
       const int functions = (pass.on_target != nullptr) + (pass.on_reduction != nullptr) +
-                            (pass.on_architecture != nullptr);
+                            (pass.on_readings != nullptr) + (pass.on_architecture != nullptr);
       BOOST_TEST(functions == 1);
       BOOST_TEST((pass.stage == th::detail::Stage::kTarget) == (pass.on_target != nullptr));
       BOOST_TEST((pass.stage == th::detail::Stage::kReduction) == (pass.on_reduction != nullptr));
+      BOOST_TEST((pass.stage == th::detail::Stage::kReadings) == (pass.on_readings != nullptr));
     }
   }
 }
@@ -86,6 +89,47 @@ BOOST_AUTO_TEST_CASE(removing_a_pass_changes_the_answer) {
   BOOST_TEST(th::to_text(without_r6.quantities[0].mode) == "max-position retrieval");
   // The registry is also what th::compile runs.
   BOOST_TEST(th::compile(sum, {}).elimination_text() == full.elimination_text());
+}
+
+BOOST_AUTO_TEST_CASE(the_second_reading_is_compiled_and_chosen_by_registered_passes) {
+  // max(s, t) (dot(a, x[s]) * dot(b, x[t])) on one layer of 4 heads (n = 4): the first reading's
+  // rank-one query-key product needs a partner retrieval before the readout's, two layers; the
+  // second reading's product at its vertices is four retrievals, one layer. Efficient only
+  // through the two passes: without "second reading" there is no second program, without
+  // "reading choice" it is never planned.
+  const th::Catalogue catalogue = th::Catalogue::load_directory(INFOFLOW_CATALOGUE_DIR);
+  th::Engine engine(catalogue);
+  const tg::Formula product = tg::Formula::parse("max(s, t) (dot(a, x[s]) * dot(b, x[t]))");
+  const tg::Bindings none;
+  th::Architecture four;
+  four.heads = {4};
+  four.embedding = 16;
+  four.token_dim = 4;
+  const auto planned = [&](std::span<const Pass* const> passes) {
+    const th::detail::Readings readings =
+        th::detail::compile_readings(passes, product, none, four.token_dim);
+    th::detail::Planning state(passes, engine, readings.first, four, th::kPlacementNodeCap,
+                               readings.second);
+    th::detail::plan_with(state);
+    return std::make_pair(state.plan, readings.second);
+  };
+  const auto [chosen, second] = planned(th::detail::passes());
+  BOOST_TEST_REQUIRE(second != nullptr);
+  BOOST_TEST(th::to_text(chosen.verdict) == "efficient");
+  BOOST_TEST(chosen.program == second);
+  BOOST_TEST(chosen.steps.size() == 4u);
+  BOOST_TEST(chosen.dominant.find("with E1's second reading") != std::string::npos);
+  // The registry is also what Engine::plan runs.
+  const th::Target target("t", product, none, "retrieval", false, four.token_dim);
+  BOOST_TEST(th::to_text(engine.plan(target, four).verdict) == "efficient");
+
+  const auto [unchosen, kept] = planned(without("reading choice"));
+  BOOST_TEST(kept != nullptr);
+  BOOST_TEST(th::to_text(unchosen.verdict) == "exponential in T");
+  const auto [first, absent] = planned(without("second reading"));
+  BOOST_TEST(absent == nullptr);
+  BOOST_TEST(th::to_text(first.verdict) == "exponential in T");
+  BOOST_TEST(first.dominant.find("second reading") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

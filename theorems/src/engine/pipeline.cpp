@@ -3,7 +3,9 @@
 // place in kPasses.
 #include "pipeline.hpp"
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,6 +31,7 @@ extern const Pass kAbsoluteMaximumPass;
 extern const Pass kEliminationPass;
 extern const Pass kComparisonsPass;
 extern const Pass kTokenOrderPass;
+extern const Pass kSecondReadingPass;
 extern const Pass kOutsidePass;
 extern const Pass kNotComputablePass;
 extern const Pass kPositionsUnencodedPass;
@@ -36,6 +39,7 @@ extern const Pass kBlockedPass;
 extern const Pass kPlacementPass;
 extern const Pass kPricingPass;
 extern const Pass kKthRetrievalPass;
+extern const Pass kReadingChoicePass;
 
 namespace {
 
@@ -44,9 +48,11 @@ namespace {
 // the first reduction pass that compiles it: constraints and constants before anything is made,
 // then the factors every rule reads, a sum (R6) and a k-th largest (R2) before the extrema, |L|'s
 // two retrievals (second reading) before the elimination, which takes whatever is left. The
-// comparison tree is counted once the walk is done, and E4 decides on the whole formula. Per
-// architecture: the verdicts no placement changes first, then the placement and its price, and
-// Theorem 2's route last, where the chains found no efficient plan.
+// comparison tree is counted once the walk is done, and E4 decides on the whole formula. The
+// second reading is compiled once the first is, to be compared with it. Per architecture: the
+// verdicts no placement changes first, then the placement and its price, and Theorem 2's route
+// last, where the chains found no efficient plan; the second reading is planned once the first's
+// plan is final, where it is not efficient.
 const Pass* const kPasses[] = {
     &kScopePass,               // S, on the formula as written
     &kCanonicalFormsPass,      // C0
@@ -63,6 +69,7 @@ const Pass* const kPasses[] = {
     &kEliminationPass,         // E1, E2; whatever is left
     &kComparisonsPass,         // once the walk is done
     &kTokenOrderPass,          // E4
+    &kSecondReadingPass,       // E1, once per target
     &kOutsidePass,             // each architecture
     &kNotComputablePass,       // E4
     &kPositionsUnencodedPass,  // R5
@@ -70,6 +77,7 @@ const Pass* const kPasses[] = {
     &kPlacementPass,           // section 6
     &kPricingPass,             // section 5.3
     &kKthRetrievalPass,        // R3
+    &kReadingChoicePass,       // E1, once the first reading's plan is final
 };
 
 void run_target_stage(Compilation& state) {
@@ -86,8 +94,12 @@ const char* stage_text(Stage stage) {
       return "once per target and reading";
     case Stage::kReduction:
       return "each token reduction the walk meets: the first pass that compiles it";
+    case Stage::kReadings:
+      return "once per target, after its first reading";
     case Stage::kArchitecture:
       return "each architecture: until a pass makes the plan final";
+    case Stage::kReadingChoice:
+      return "each architecture, once the first reading's plan is final";
   }
   return "";
 }
@@ -135,12 +147,42 @@ Program compile_with(std::span<const Pass* const> passes, const targets::Formula
   return std::move(state.program);
 }
 
-void plan_with(std::span<const Pass* const> passes, Planning& state, const Pass* stop) {
+Readings compile_readings(std::span<const Pass* const> passes, const targets::Formula& formula,
+                          const targets::Bindings& bindings, long token_dim) {
+  Readings state{passes, formula, bindings, token_dim,
+                 std::make_shared<const Program>(
+                     compile_with(passes, formula, bindings, token_dim, false)),
+                 nullptr};
   for (const Pass* pass : passes) {
+    if (pass->stage == Stage::kReadings) pass->on_readings(state);
+  }
+  return state;
+}
+
+Planning::Planning(std::span<const Pass* const> passes_, Engine& engine_,
+                   std::shared_ptr<const Program> reading_, const Architecture& architecture_,
+                   long node_cap_, std::shared_ptr<const Program> second_)
+    : passes(passes_),
+      engine(engine_),
+      reading(std::move(reading_)),
+      program(*reading),
+      architecture(architecture_),
+      node_cap(node_cap_),
+      second(std::move(second_)) {
+  plan.architecture = architecture;
+}
+
+void plan_with(Planning& state, const Pass* stop) {
+  for (const Pass* pass : state.passes) {
     if (pass == stop) return;
     if (pass->stage != Stage::kArchitecture) continue;
     pass->on_architecture(state);
-    if (state.done) return;
+    if (state.done) break;
+  }
+  if (stop != nullptr) return;
+  state.plan.program = state.reading;
+  for (const Pass* pass : state.passes) {
+    if (pass->stage == Stage::kReadingChoice) pass->on_architecture(state);
   }
 }
 

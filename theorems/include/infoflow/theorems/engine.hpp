@@ -128,8 +128,9 @@ struct Target {
   bool is_family = false;            ///< the target is exactly that family
   long token_dim = 0;  ///< its d when known (0: not); E4 and E5 try it beside d = 4, 2, 8
   std::shared_ptr<const Program> program;
-  /// The program with each product of independent factors over two or more indices read at its
-  /// vertices (E1), where that reading differs; planned where `program` finds no efficient plan.
+  /// The second reading: each product of independent factors over two or more indices read at
+  /// its vertices (E1), where the planner reads it otherwise; planned where `program` finds no
+  /// efficient plan (the pipeline's "second reading" and "reading choice" passes).
   std::shared_ptr<const Program> alternative;
 
   /// Compiles the formula (program.hpp); InputError for a named integer without a value.
@@ -245,8 +246,6 @@ class Engine {
   [[nodiscard]] const Catalogue& catalogue() const { return catalogue_; }
 
  private:
-  [[nodiscard]] Plan plan_program(const Program& program, const Architecture& architecture);
-
   const Catalogue& catalogue_;
   CostModel costs_;
   long node_cap_;
