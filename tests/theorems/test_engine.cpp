@@ -560,6 +560,17 @@ BOOST_AUTO_TEST_CASE(a_selection_over_a_pair_has_its_value_at_both_chosen_tokens
   const th::Plan both =
       engine.plan(target("max(s != t by dot(x[s], x[t])) dot(x[s], x[t])"), arch({1, 1}));
   BOOST_TEST(both.program->values.count(both.program->root) == 0u);
+  // A key that ties each pair with its swap, under a body that does not: which of the two is
+  // chosen is the tokens' order, not the key, so no value is recorded (a review found the
+  // network averaging the two, NMSE 1). With an ordered pair, or a key that tells the two
+  // apart, there is one.
+  const auto recorded = [&](const std::string& formula) {
+    const th::Plan p = engine.plan(target(formula), arch({1, 1}, true));
+    return p.program->values.count(p.program->root) == 1u;
+  };
+  BOOST_TEST(!recorded("max(s != t by dot(x[s], x[t])) (dot(a, x[s]) - dot(a, x[t]))"));
+  BOOST_TEST(recorded("max(s < t by dot(x[s], x[t])) (dot(a, x[s]) - dot(a, x[t]))"));
+  BOOST_TEST(recorded("max(s, t by bilinear(A, x[s], x[t])) (dot(a, x[s]) - dot(a, x[t]))"));
 }
 
 // E5: a closed reduction that takes one value on random sequences is a constant: no action.

@@ -36,9 +36,19 @@ void record_value(Compilation& state, const Node& n, const std::vector<Factor>& 
 /// The value of a selection over a pair, max(s, t by key) body, eliminated as s -> m(t), t -> g:
 /// the body at (m(t*), t*), t* the token g chose. Its terms over t are read at t*, those over s
 /// at the token m chose for t*, which t* holds: #select(g, terms over t + #select(m, terms over
-/// s)). nullopt where a term reads both, or a parameter scales one.
+/// s)). nullopt where a term reads both, or a parameter scales one; and where the key ties
+/// every pair with its swap (dot(x[s], x[t]), s != t) and the body does not, so that which of
+/// the two is chosen is the order of the tokens, not the key.
 std::optional<Value> pair_selection_value(const Node& n, int inner, const std::string& inner_index,
                                           int outer) {
+  const std::string& first = n.binders[0].name;
+  const std::string& second = n.binders[1].name;
+  const std::map<std::string, std::string> swap{{first, second}, {second, first}};
+  const bool ordered = std::any_of(n.constraints.begin(), n.constraints.end(),
+                                   [](const targets::IndexConstraint& c) { return c.strict_order; });
+  if (!ordered && canonical(n.args[1], {}) == canonical(n.args[1], swap) &&
+      canonical(n.args[0], {}) != canonical(n.args[0], swap))
+    return std::nullopt;
   std::vector<Term> terms;
   std::deque<Node> made;
   additive_terms(n.args[0], Term{}, terms, made, true);
@@ -54,8 +64,7 @@ std::optional<Value> pair_selection_value(const Node& n, int inner, const std::s
     const double c = (t.negative ? -1 : 1) * t.magnitude;
     read.push_back(c == 1 ? std::move(term) : operation(K::kMul, {number(c), std::move(term)}));
   }
-  const std::string outer_index = n.binders[0].name == inner_index ? n.binders[1].name
-                                                                   : n.binders[0].name;
+  const std::string& outer_index = first == inner_index ? second : first;
   return Value{Value::Selected{outer, outer_index}, {sum_of(std::move(read))}};
 }
 
