@@ -107,7 +107,7 @@ std::optional<Form> held_affine(const Lowering& st, const Value& n,
             p->value != targets::ValueKind::kVector || x->kind != K::kRef || x->name != "x" ||
             detail::positioned(*x) || x->offset != 0)
           continue;
-        const Eigen::MatrixXd& a = st.evaluator->parameter(p->name, p->position > 0 ? p->position - 1 : 0);
+        const Eigen::MatrixXd& a = detail::parameter_of(*st.evaluator, *p);
         Form f = st.network->zero();
         for (long j = 0; j < st.d; ++j) f(Network::kToken + j) = a(j, 0);
         return f;

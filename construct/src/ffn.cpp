@@ -269,7 +269,7 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
   }
   for (Fitted& f : fits) {
     // The fit takes sixteen data a unit: more calibration sequences where its share is wide.
-    const long fit_units = kFitShares * knots;
+    const long fit_units = std::min(kFitShares * knots, detail::kFitMostUnits);
     if (16 * fit_units > static_cast<long>(f.data.size())) {
       const long at = std::min(layer, st.network->config().layers() - 1);
       f.data = inputs_at(*f.job, calibration_states(st, at, 16 * fit_units));
@@ -277,6 +277,15 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
     double error = 0;
     const detail::RidgeSum r = detail::fit(f.job->f, f.data, f.scale, fit_units,
                                            derive_seed(st.options.seed, {44}), error);
+    if (error > detail::kFitLargestError) {
+      throw Failure(Shortfall::kConstructor, name,
+                    fmt::format("{}{}: {} is not one FFN level's function, and a least-squares "
+                                "fit by {} ReLU units leaves NMSE {:.2g} on {} calibration states "
+                                "(above {}): no construction of it (a wider FFN fits more finely)",
+                                name, one_class ? "" : " at the " + class_name(f.job->at),
+                                f.job->what, r.ridges.size() * detail::kFitKinks, error,
+                                f.data.size(), detail::kFitLargestError));
+    }
     write_affine(*f.job, r);
     for (const detail::Ridge& ridge : r.ridges) write_exact(*f.job, ridge);
     ++st.fitted;

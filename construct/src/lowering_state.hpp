@@ -50,8 +50,8 @@ struct Job {
   std::function<void(long)> placed;  ///< told the coordinate given out
   /// f as a ridge sum known in advance (a feature the constructor designed): no decomposition.
   std::optional<RidgeSum> known;
-  /// A function of a few held values: fitted by least squares (fit()) where no decomposition
-  /// writes it in one level, rather than refused.
+  /// A maximum or minimum of a few held values: fitted by least squares (fit()) where no
+  /// decomposition writes it in one level, and refused only if the fit errs too much.
   bool fitted_if_needed = false;
 };
 

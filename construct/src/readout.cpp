@@ -96,7 +96,10 @@ Job readout_job(Lowering& st, const Value& e, double c, long into) {
   std::set<long> part_read;
   collect_coordinates(st, e, part_read);
   part.inputs.assign(part_read.begin(), part_read.end());
-  part.fitted_if_needed = true;  // a function of a few values the readout holds
+  // A maximum or minimum of a few values the readout holds (of E1's vertex products, say) is
+  // fitted where it is not one level; other functions are not.
+  const auto* combined = std::get_if<Value::Combined>(&e.what);
+  part.fitted_if_needed = combined != nullptr && combined->op != targets::ReduceOp::kSum;
   const std::vector<long> part_inputs = part.inputs;
   const Value t = e;
   if (detail::reads_position(e)) require_through_sum(st, e, "the readout MLP");

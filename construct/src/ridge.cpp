@@ -137,8 +137,8 @@ RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
   const Eigen::Index k = scale.size();
   const auto n = static_cast<Eigen::Index>(data.size());
   // Sixteen data a unit at least, so that the fit is not an interpolation of its data.
-  const long directions =
-      std::max<long>(1, std::min<long>(units, static_cast<long>(n) / 16) / kFitKinks);
+  const long directions = std::max<long>(
+      1, std::min({units, kFitMostUnits, static_cast<long>(n) / 16}) / kFitKinks);
   // The inputs and their differences first: the kinks of a maximum of them lie across those
   // (max(u, v) is v + relu(u - v)); then random directions.
   std::vector<Eigen::VectorXd> given;
@@ -168,30 +168,41 @@ RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
     w.push_back(std::move(d));
     kinks.push_back(std::move(at));
   }
-  // Columns: 1, z, then relu(w_j . z - b_jq) for each direction and kink.
+  // Columns: 1, z, then relu(w_j . z - b_jq) for each direction and kink. The normal
+  // equations are summed row by row: memory in the columns squared, not in the data.
   const Eigen::Index columns = 1 + k + directions * kFitKinks;
-  Eigen::MatrixXd a(n, columns);
+  Eigen::VectorXd row(columns);
+  const auto features = [&](const Eigen::VectorXd& z) {
+    row(0) = 1;
+    row.segment(1, k) = z;
+    Eigen::Index c = 1 + k;
+    for (long j = 0; j < directions; ++j) {
+      const double u = w[static_cast<std::size_t>(j)].dot(z);
+      for (const double b : kinks[static_cast<std::size_t>(j)]) row(c++) = std::max(0.0, u - b);
+    }
+  };
+  Eigen::MatrixXd normal = Eigen::MatrixXd::Zero(columns, columns);
+  Eigen::VectorXd moment = Eigen::VectorXd::Zero(columns);
   Eigen::VectorXd y(n);
   for (Eigen::Index r = 0; r < n; ++r) {
     const Eigen::VectorXd& z = data[static_cast<std::size_t>(r)];
     y(r) = f(z);
-    a(r, 0) = 1;
-    a.block(r, 1, 1, k) = z.transpose();
-    Eigen::Index c = 1 + k;
-    for (long j = 0; j < directions; ++j) {
-      const double u = w[static_cast<std::size_t>(j)].dot(z);
-      for (const double b : kinks[static_cast<std::size_t>(j)]) a(r, c++) = std::max(0.0, u - b);
-    }
+    features(z);
+    normal.selfadjointView<Eigen::Lower>().rankUpdate(row);
+    moment += y(r) * row;
   }
   // Least squares with a small ridge penalty, so that near-collinear units stay bounded.
-  Eigen::MatrixXd normal = a.transpose() * a;
+  normal = normal.selfadjointView<Eigen::Lower>();
   const double penalty = 1e-8 * normal.diagonal().mean();
   normal.diagonal().array() += penalty;
-  const Eigen::VectorXd c = normal.ldlt().solve(a.transpose() * y);
-  const Eigen::VectorXd residual = a * c - y;
+  const Eigen::VectorXd c = normal.ldlt().solve(moment);
+  double squared = 0;
+  for (Eigen::Index r = 0; r < n; ++r) {
+    features(data[static_cast<std::size_t>(r)]);
+    squared += (row.dot(c) - y(r)) * (row.dot(c) - y(r));
+  }
   const double variance = (y.array() - y.mean()).square().mean();
-  error = residual.squaredNorm() / static_cast<double>(std::max<Eigen::Index>(n, 1)) /
-          std::max(variance, 1e-300);
+  error = squared / static_cast<double>(std::max<Eigen::Index>(n, 1)) / std::max(variance, 1e-300);
   RidgeSum out;
   out.constant = c(0);
   out.linear = c.segment(1, k);

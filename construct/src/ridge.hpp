@@ -42,8 +42,8 @@ std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scal
                                   std::uint64_t seed, std::string& why,
                                   const std::vector<Eigen::VectorXd>& data = {});
 
-/// The least-squares fit of f over `data` by at most `units` ReLU units (and one for each
-/// sixteen data), for a function of a few held values that no decomposition writes in one FFN
+/// The least-squares fit of f over `data` by at most `units` ReLU units (kFitMostUnits, and
+/// one for each sixteen data), for a function of a few held values that no decomposition writes in one FFN
 /// level (a maximum of four products): a constant, a linear form and ridges along the inputs,
 /// their differences and random directions (seed), each a sum of ReLUs with kinks at quantiles
 /// of its projection, so that the fit is written exactly and its error is the fit's. `error`:
@@ -52,6 +52,10 @@ RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
              const Eigen::VectorXd& scale, long units, std::uint64_t seed, double& error);
 /// Kinks a fitted ridge has (units a ridge).
 constexpr long kFitKinks = 4;
+/// The most units a fit takes (its normal equations are their number squared, 134 MB here).
+constexpr long kFitMostUnits = 4096;
+/// The largest NMSE a fit may leave on its data and still be a construction of the function.
+constexpr double kFitLargestError = 0.1;
 
 /// The ReLU interpolant of g on `knots` equally spaced points of [low, high] (linear beyond):
 /// g(low) + sum_k slope_k relu(u - u_k) - slope_0 relu(low - u). `knots` units.

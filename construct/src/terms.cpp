@@ -19,8 +19,7 @@ const Node& node_of(const Value& v) {
 }
 
 const Eigen::MatrixXd& parameter(const Node& ref, const TermInputs& in) {
-  const long member = ref.position > 0 ? ref.position - 1 : 0;
-  return in.parameters->parameter(ref.name, static_cast<std::size_t>(member));
+  return parameter_of(*in.parameters, ref);
 }
 
 /// The formula operation `n` applied to `args` (n's own, or a value's operands): its leaves read
@@ -100,6 +99,11 @@ TermValue evaluate(const Value& n, const TermInputs& in) {  // NOLINT(misc-no-re
   }
   if (const auto* c = std::get_if<Value::Combined>(&n.what)) return combine(c->op, n.args, in);
   throw std::invalid_argument("evaluate(): a reduction inside a term");
+}
+
+const Eigen::MatrixXd& parameter_of(const targets::Evaluator& parameters, const Node& ref) {
+  const long member = ref.position > 0 ? ref.position - 1 : 0;  // A[3] is member 3; a plain a, 1
+  return parameters.parameter(ref.name, static_cast<std::size_t>(member));
 }
 
 bool positioned(const Node& n) {

@@ -45,6 +45,9 @@ TermValue evaluate(const theorems::Value& n, const TermInputs& in);
 /// The indices a term's tokens are read at (the kRef x[i] subscripts).
 void token_indices(const theorems::Value& n, std::vector<std::string>& out);
 
+/// The value of the parameter `ref` names (a, A, or the family member A[3]).
+const Eigen::MatrixXd& parameter_of(const targets::Evaluator& parameters, const targets::Node& ref);
+
 /// Whether `n` is a token read by position (x[3], x[T], x[T-1]), not by an index.
 bool positioned(const targets::Node& n);
 /// Whether a term reads any token by position.

@@ -113,10 +113,12 @@ std::string construction_text(const construct::Construction& c,
       "total {}\n",
       c.counts.theory(), c.counts.attention, c.counts.total);
   out += fmt::format("beta {}, FFN width {}, readout width {}, {} encoder{} ({} units used at "
-                     "most, {} knots per interpolated function at least)\n",
+                     "most{})\n",
                      o.beta, o.ffn_width, c.config.readout_width, numeric::to_string(c.config.encoder),
                      c.config.encoder_hidden() > 0 ? fmt::format(" of width {}", c.config.encoder_hidden()) : "",
-                     c.ffn_units, c.knots);
+                     c.ffn_units,
+                     c.knots > 0 ? fmt::format(", {} knots per interpolated function at least", c.knots)
+                                 : "");
   if (c.fitted > 0)
     out += fmt::format("{} function{} fitted by least squares, not written exactly (see the "
                        "steps): the NMSE above is the construction's with the fit's error\n",

@@ -181,6 +181,14 @@ BOOST_AUTO_TEST_CASE(a_maximum_of_products_at_its_vertices_is_built_with_a_fitte
   const Built n = build("max(s, t) (dot(a, x[s]) * dot(b, x[t]))", {4}, 8, {}, 16, 4, narrow);
   BOOST_TEST_REQUIRE(n.construction.built, n.construction.failure);
   BOOST_TEST(n.construction.nmse > b.construction.nmse);
+  // Only a maximum or minimum of held values is fitted: another function that is not one level
+  // is refused, as before, not fitted (a review found y / (0.01 + |z|) "built" at NMSE 1.25).
+  const Built ratio =
+      build("max(t) dot(a, x[t]) / (0.01 + abs(min(s) dot(b, x[s])))", {4}, 8, {}, 16, 4, quick());
+  BOOST_TEST(!ratio.construction.built);
+  BOOST_TEST(ratio.construction.fitted == 0);
+  BOOST_TEST(ratio.construction.failure.find("not one FFN level's function") != std::string::npos,
+             ratio.construction.failure);
   // A factor that varies with the sequence and not with t: a maximum of two products, which
   // one ReLU takes exactly (max(u, v) = v + relu(u - v)): nothing fitted.
   const Built free = build("max(t) (dot(a, x[t]) * sum(s) dot(b, x[s]))", {3}, 8, {}, 16, 4, quick());

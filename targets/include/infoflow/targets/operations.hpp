@@ -38,7 +38,7 @@ inline double scalar_function(const std::string& name, double a) {
   if (name == "sin") return std::sin(a);
   if (name == "cos") return std::cos(a);
   if (name == "relu") return std::max(0.0, a);
-  throw std::invalid_argument("no function " + name);
+  throw std::invalid_argument("scalar_function(): no function " + name);
 }
 
 /// The value of the operation `n`, a number, a call or an arithmetic node, whose operand i has
