@@ -573,6 +573,16 @@ BOOST_AUTO_TEST_CASE(a_selection_over_a_pair_has_its_value_at_both_chosen_tokens
   BOOST_TEST(recorded("max(s, t by bilinear(A, x[s], x[t])) (dot(a, x[s]) - dot(a, x[t]))"));
 }
 
+// A product's factors in any order are one score: a function of each token times one of the
+// other (the review found a_s b_t c_s exponential in T on (1,1), a_s c_s b_t efficient).
+BOOST_AUTO_TEST_CASE(a_product_s_factors_in_any_order_give_one_verdict) {
+  for (const char* f : {"max(s, t) (dot(a, x[s]) * dot(b, x[t]) * dot(c, x[s]))",
+                        "max(s, t) (dot(a, x[s]) * dot(c, x[s]) * dot(b, x[t]))",
+                        "max(s, t) (dot(b, x[t]) * dot(a, x[s]) * dot(c, x[s]))"}) {
+    BOOST_TEST_CONTEXT(f) { BOOST_TEST(verdict(target(f), arch({1, 1})) == "efficient"); }
+  }
+}
+
 // E5: a closed reduction that takes one value on random sequences is a constant: no action.
 BOOST_AUTO_TEST_CASE(a_constant_reduction_needs_no_action) {
   th::Engine engine(catalogue());

@@ -84,10 +84,10 @@ bool encoded_query_key_product(const Node& term, const std::string& v, const std
   // each is phi(x[v]) psi(x[at]), a key feature times a query feature.
   if (token_wise(term, at)) return true;
   if (term.kind != K::kMul) return false;
-  const Node& left = term.args[0];
-  const Node& right = term.args[1];
-  return (token_wise(left, v) && token_wise(right, at)) ||
-         (token_wise(left, at) && token_wise(right, v));
+  // Its factors in any order (a_s b_t c_s as a_s c_s b_t): each a function of one of the two.
+  const std::vector<const Node*> parts = targets::product_parts(term);
+  return std::all_of(parts.begin(), parts.end(),
+                     [&](const Node* p) { return token_wise(*p, v) || token_wise(*p, at); });
 }
 
 bool scores_from_encoded_tokens(const std::vector<const Factor*>& terms, const std::string& v,
