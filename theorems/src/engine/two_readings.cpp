@@ -19,9 +19,9 @@ namespace {
 
 /// Whether the placement and pricing read the two programs alike: the same quantities (how each
 /// is obtained, where it lives, what it needs, what it carries), outputs, chains of masked
-/// retrievals and interchangeable copies, and the same verdicts before any placement. Then their
-/// plans have the same verdict on every architecture (names and words aside), and the second
-/// reading adds nothing. A field the placement or pricing comes to read belongs here too.
+/// retrievals and interchangeable copies, and the same verdicts before any placement (outside,
+/// order-dependent, blocked). Then their plans have the same verdict on every architecture
+/// (names and words aside), and the second reading adds nothing. A field the placement or pricing comes to read belongs here too.
 bool planned_alike(const Program& a, const Program& b) {
   const auto planned = [](const Quantity& q) {
     return std::tie(q.holder, q.mode, q.needs, q.needs_at_tokens, q.needs_ffn, q.positions,
@@ -36,7 +36,7 @@ bool planned_alike(const Program& a, const Program& b) {
     if (chain(a.ranked[i]) != chain(b.ranked[i])) return false;
   }
   return a.outputs == b.outputs && a.interchangeable == b.interchangeable &&
-         a.outside.has_value() == b.outside.has_value() &&
+         a.blocked() == b.blocked() && a.outside.has_value() == b.outside.has_value() &&
          a.order_dependent.empty() == b.order_dependent.empty();
 }
 
