@@ -150,11 +150,21 @@ void analyse_step(Lowering& st, const PlanStep& s) {
                       ": the score reads the holder's own token and tokens "
                       "by position, which one query does not hold together");
   }
-  if (q.mode == Mode::kMean && (score.cross.size() > 0 || !score.holder.empty())) {
+  if (q.mode == Mode::kMean &&
+      (score.cross.size() > 0 || !score.holder.empty() || !score.products.empty())) {
     throw Failure(Shortfall::kConstructor, step, step + ": an averaged term reads the holder");
   }
   for (const TokenFunction& piece : score.candidate) {
     if (!affine_in_x(st, piece)) request_feature(st, piece, s.layer - 1);
+  }
+  if (!score.products.empty() && (score.holder_positions || at.empty())) {
+    throw Failure(Shortfall::kConstructor, step,
+                  step + ": a product of a function of each token needs the holder's own token");
+  }
+  for (const auto& [key, query] : score.products) {
+    for (const TokenFunction* piece : {&key, &query}) {
+      if (!affine_in_x(st, *piece)) request_feature(st, *piece, s.layer - 1);
+    }
   }
   if (q.mode != Mode::kMean && st.selected.count(id) != 0)
     require_few_ties(st, score, q.form.minimum, step);
@@ -342,23 +352,48 @@ void split(Lowering& st, const FormTerm& t, const std::string& v, const std::str
       b(i, j) = f(ei, ej) - f(ei, zero) - f(zero, ej) + f00;
     }
   }
+  const auto cross = [f, zero, f00](const Eigen::VectorXd& xu, const Eigen::VectorXd& xv) {
+    return f(xu, xv) - f(xu, zero) - f(zero, xv) + f00;
+  };
   Rng rng(derive_seed(st.options.seed, {17}));
-  for (int trial = 0; trial < 8; ++trial) {
-    Eigen::VectorXd xu(d);
-    Eigen::VectorXd xv(d);
-    for (long i = 0; i < d; ++i) {
-      xu(i) = rng.normal();
-      xv(i) = rng.normal();
-    }
-    const double cross = f(xu, xv) - f(xu, zero) - f(zero, xv) + f00;
-    if (std::abs(cross - xu.dot(b * xv)) > 1e-7 * (1 + std::abs(cross))) {
-      throw Failure(Shortfall::kConstructor, step,
-                    fmt::format("{}: the term {} couples {} and {} beyond a bilinear form, which "
-                                "a query-key product is not",
-                                step, text, u, v));
-    }
+  const auto draw = [&] {
+    Eigen::VectorXd x(d);
+    for (long i = 0; i < d; ++i) x(i) = rng.normal();
+    return x;
+  };
+  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> trials;
+  for (int trial = 0; trial < 8; ++trial) trials.emplace_back(draw(), draw());
+  const auto agree = [](double a, double b) { return std::abs(a - b) <= 1e-7 * (1 + std::abs(a)); };
+  if (std::all_of(trials.begin(), trials.end(), [&](const auto& t) {
+        return agree(cross(t.first, t.second), t.first.dot(b * t.second));
+      })) {
+    score.cross = score.cross.size() == 0 ? b : Eigen::MatrixXd(score.cross + b);
+    return;
   }
-  score.cross = score.cross.size() == 0 ? b : Eigen::MatrixXd(score.cross + b);
+  // Not bilinear, but a product of a function of each token, psi(x_u) phi(x_v) (dot(a, x[v])
+  // * dot(c, x[v]) * dot(b, x[u])): read off at reference tokens u0, v0 where it is not 0.
+  const Eigen::VectorXd u0 = trials.front().first;
+  const Eigen::VectorXd v0 = trials.front().second;
+  const double at_reference = cross(u0, v0);
+  const bool separable =
+      std::abs(at_reference) > 1e-9 &&
+      std::all_of(trials.begin() + 1, trials.end(), [&](const auto& t) {
+        return agree(cross(t.first, t.second),
+                     cross(t.first, v0) * cross(u0, t.second) / at_reference);
+      });
+  if (!separable) {
+    throw Failure(Shortfall::kConstructor, step,
+                  fmt::format("{}: the term {} couples {} and {} beyond a bilinear form or a "
+                              "product of a function of each, which a query-key product is not",
+                              step, text, u, v));
+  }
+  score.products.emplace_back(
+      TokenFunction{[cross, u0, at_reference](const Eigen::VectorXd& x) {
+                      return cross(u0, x) / at_reference;
+                    },
+                    fmt::format("{}*{}@{}|key", c, text, v)},
+      TokenFunction{[cross, v0](const Eigen::VectorXd& x) { return cross(x, v0); },
+                    fmt::format("{}*{}@{}|query", c, text, u)});
 }
 
 void analyse(Lowering& st) {

@@ -240,6 +240,11 @@ void retrieval(Lowering& st, const PlanStep& s, Class at, Role& role) {
     role.query.push_back(query);
     role.key.push_back(key);
   }
+  // A product of a function of each token: the holder's feature against the candidate's.
+  for (const auto& [key, query] : score.products) {
+    role.query.push_back(sign * token_function_form(st, query));
+    role.key.push_back(token_function_form(st, key));
+  }
   // What the holder's FFN multiplies with its own x: the candidate's x, or its projections.
   const long fetched_width = fetch_x ? st.d : rank;
   for (long j = 0; j < fetched_width; ++j) {
@@ -313,11 +318,37 @@ void retrieval(Lowering& st, const PlanStep& s, Class at, Role& role) {
     }
     st.pending_values.insert(id);
   }
+  // A product psi(x_holder) phi(x_candidate): phi fetched with the token, times psi at the
+  // holder (the feature the encoder computed there, or its affine form in x): a job of its own,
+  // a product of two values, which one FFN level writes.
+  for (const auto& [key, query] : score.products) {
+    const long into = st.network->allocate(q.name + ": the candidate's factor", step);
+    role.values.push_back(token_function_form(st, key));
+    role.into.push_back(into);
+    std::vector<long> inputs = holder;
+    const bool affine = affine_in_x(st, query);
+    if (!affine) inputs = {st.features.at(query.key)};
+    inputs.push_back(into);
+    const long d = st.d;
+    st.layer.jobs.push_back(Job{at, inputs,
+                                [psi = query.f, affine, d](const Eigen::VectorXd& z) {
+                                  return (affine ? psi(z.head(d)) : z(0)) * z(z.size() - 1);
+                                },
+                                -1, q.name + "'s value (a product of the two tokens' factors)",
+                                [state = &st, at, id](long into) {
+                                  state->values[static_cast<int>(at)][id] +=
+                                      state->network->unit(into);
+                                },
+                                std::nullopt});
+    st.layer.erasures.emplace_back(into, std::nullopt);
+    st.pending_values.insert(id);
+  }
   st.values[static_cast<int>(at)][id] = value;
   st.made_in[id] = s.layer;
   st.described.push_back(
       fmt::format("{}: {}; score {}", step, q.what,
-                  cross ? "a query-key product of the two tokens" : "the candidate's own"));
+                  cross || !score.products.empty() ? "a query-key product of the two tokens"
+                                                   : "the candidate's own"));
 }
 
 }  // namespace

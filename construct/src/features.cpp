@@ -122,17 +122,21 @@ std::vector<Job> feature_jobs(Lowering& st, long level) {
   return jobs;
 }
 
+Form token_function_form(Lowering& st, const TokenFunction& piece) {
+  Form f = st.network->zero();
+  const auto& affine = st.affine.at(piece.key);
+  if (affine) {
+    for (long j = 0; j < st.d; ++j) f(Network::kToken + j) += affine->first(j);
+    f(Network::kInputFlag) += affine->second;
+  } else {
+    f(st.features.at(piece.key)) += 1;
+  }
+  return f;
+}
+
 Form candidate_form(Lowering& st, const Score& score, const std::string& step) {
   Form f = st.network->zero();
-  for (const TokenFunction& piece : score.candidate) {
-    const auto& affine = st.affine.at(piece.key);
-    if (affine) {
-      for (long j = 0; j < st.d; ++j) f(Network::kToken + j) += affine->first(j);
-      f(Network::kInputFlag) += affine->second;
-    } else {
-      f(st.features.at(piece.key)) += 1;
-    }
-  }
+  for (const TokenFunction& piece : score.candidate) f += token_function_form(st, piece);
   for (const auto& [id, c] : score.candidate_messages) {
     const auto made = st.made_in.find(id);
     if (made != st.made_in.end() && made->second >= st.current_layer) {

@@ -74,6 +74,9 @@ struct Score {
   std::vector<std::pair<int, double>> candidate_messages;  ///< (quantity, coefficient)
   Eigen::MatrixXd cross;                                ///< x_holder' B x_candidate; empty if none
   std::vector<TokenFunction> holder;                    ///< of x at the holder
+  /// Products phi(x_candidate) psi(x_holder) of two token-wise functions (a_s c_s * b_t): a key
+  /// feature against a query feature, a key dimension each.
+  std::vector<std::pair<TokenFunction, TokenFunction>> products;
   std::vector<std::pair<int, double>> holder_messages;  ///< at the holder, or global
   /// The holder's x is the tokens it fetched by position (P's mean), not its own token.
   bool holder_positions = false;

@@ -62,6 +62,9 @@ void request_content_features(Lowering& st, long ffn_layer);
 std::vector<Job> feature_jobs(Lowering& st, long level);
 /// The candidate's part of a score, a linear form over its stream.
 Form candidate_form(Lowering& st, const Score& score, const std::string& step);
+/// A token-wise function as a linear form of an input token's stream: its affine form in x, or
+/// the coordinate the encoder or an FFN computed it into.
+Form token_function_form(Lowering& st, const TokenFunction& piece);
 
 // ---------------------------------------------------------------- means.cpp
 void carry(Lowering& st, const theorems::PlanStep& s, Role& role);
