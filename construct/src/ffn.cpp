@@ -26,6 +26,8 @@ constexpr double kClampBand = 1e-6;
 /// The shares of an FFN's free width a fitted function takes, against one an interpolated
 /// function of one linear form takes: it has several inputs.
 constexpr long kFitShares = 3;
+/// Units a fitted function takes besides its ridges: its linear form (two) and its constant.
+constexpr long kFitAffineUnits = 3;
 
 struct Unit {
   Form pre;
@@ -249,11 +251,11 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
                               fixed));
   }
   // The width left is shared by the interpolated functions, a share each, and the fitted ones,
-  // kFitShares each, besides their affine parts (two units and a constant's).
+  // kFitShares each, besides their affine parts.
   long knots = 0;
   const auto shares = static_cast<long>(ridges.size() + kFitShares * fits.size());
   if (shares > 0) {
-    knots = (width - fixed - 3 * static_cast<long>(fits.size())) / shares;
+    knots = (width - fixed - kFitAffineUnits * static_cast<long>(fits.size())) / shares;
     if (knots < kFewestKnots) {
       throw Failure(Shortfall::kFfnWidth, name,
                     fmt::format("{} needs {} interpolated functions, {} fitted ones and {} exact "
@@ -262,17 +264,18 @@ void ffn(Lowering& st, long layer, std::vector<Job> jobs,
                                 encoder                                       ? "--encoder-width"
                                 : readout_mlp && st.options.readout_width > 0 ? "--readout-width"
                                                                               : "--ffn-width",
-                                fixed + kFewestKnots * shares + 3 * static_cast<long>(fits.size())));
+                                fixed + kFewestKnots * shares +
+                                    kFitAffineUnits * static_cast<long>(fits.size())));
     }
     if (!ridges.empty())
       st.fewest_knots = st.fewest_knots == 0 ? knots : std::min(st.fewest_knots, knots);
   }
   for (Fitted& f : fits) {
-    // The fit takes sixteen data a unit: more calibration sequences where its share is wide.
+    // More calibration sequences where the fit's share is wide.
     const long fit_units = std::min(kFitShares * knots, detail::kFitMostUnits);
-    if (16 * fit_units > static_cast<long>(f.data.size())) {
+    if (detail::kFitDataPerUnit * fit_units > static_cast<long>(f.data.size())) {
       const long at = std::min(layer, st.network->config().layers() - 1);
-      f.data = inputs_at(*f.job, calibration_states(st, at, 16 * fit_units));
+      f.data = inputs_at(*f.job, calibration_states(st, at, detail::kFitDataPerUnit * fit_units));
     }
     double error = 0;
     const detail::RidgeSum r = detail::fit(f.job->f, f.data, f.scale, fit_units,

@@ -136,9 +136,8 @@ RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
              const Eigen::VectorXd& scale, long units, std::uint64_t seed, double& error) {
   const Eigen::Index k = scale.size();
   const auto n = static_cast<Eigen::Index>(data.size());
-  // Sixteen data a unit at least, so that the fit is not an interpolation of its data.
   const long directions = std::max<long>(
-      1, std::min({units, kFitMostUnits, static_cast<long>(n) / 16}) / kFitKinks);
+      1, std::min({units, kFitMostUnits, static_cast<long>(n) / kFitDataPerUnit}) / kFitKinks);
   // The inputs and their differences first: the kinks of a maximum of them lie across those
   // (max(u, v) is v + relu(u - v)); then random directions.
   std::vector<Eigen::VectorXd> given;

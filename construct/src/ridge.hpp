@@ -52,6 +52,8 @@ RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
              const Eigen::VectorXd& scale, long units, std::uint64_t seed, double& error);
 /// Kinks a fitted ridge has (units a ridge).
 constexpr long kFitKinks = 4;
+/// Calibration states a fitted unit needs at least, so that the fit is no interpolation of them.
+constexpr long kFitDataPerUnit = 16;
 /// The most units a fit takes (its normal equations are their number squared, 134 MB here).
 constexpr long kFitMostUnits = 4096;
 /// The largest NMSE a fit may leave on its data and still be a construction of the function.
