@@ -371,13 +371,17 @@ void split(Lowering& st, const FormTerm& t, const std::string& v, const std::str
     return;
   }
   // Not bilinear, but a product of a function of each token, psi(x_u) phi(x_v) (dot(a, x[v])
-  // * dot(c, x[v]) * dot(b, x[u])): read off at reference tokens u0, v0 where it is not 0.
-  const Eigen::VectorXd u0 = trials.front().first;
-  const Eigen::VectorXd v0 = trials.front().second;
+  // * dot(c, x[v]) * dot(b, x[u])): read off at the reference tokens u0, v0 of the trial where
+  // it is largest (relu's factors vanish on half the draws).
+  const auto reference =
+      std::max_element(trials.begin(), trials.end(), [&](const auto& a, const auto& b) {
+        return std::abs(cross(a.first, a.second)) < std::abs(cross(b.first, b.second));
+      });
+  const Eigen::VectorXd u0 = reference->first;
+  const Eigen::VectorXd v0 = reference->second;
   const double at_reference = cross(u0, v0);
   const bool separable =
-      std::abs(at_reference) > 1e-9 &&
-      std::all_of(trials.begin() + 1, trials.end(), [&](const auto& t) {
+      std::abs(at_reference) > 1e-9 && std::all_of(trials.begin(), trials.end(), [&](const auto& t) {
         return agree(cross(t.first, t.second),
                      cross(t.first, v0) * cross(u0, t.second) / at_reference);
       });

@@ -222,11 +222,14 @@ BOOST_AUTO_TEST_CASE(a_product_of_a_function_of_each_token_is_a_key_feature_agai
     BOOST_TEST_REQUIRE(b.construction.built, f << ": " << b.construction.failure);
     BOOST_TEST(b.construction.nmse < 1e-4, f);  // 7e-7 measured
   }
-  // Both factors nonlinear: psi is the encoder's feature at the holder too (7.9e-4 measured).
-  const Built both = build("max(s, t) (exp(dot(a, x[s])) * tanh(dot(b, x[t])))", {1, 1}, 8, {},
-                           16, 4, quick());
-  BOOST_TEST_REQUIRE(both.construction.built, both.construction.failure);
-  BOOST_TEST(both.construction.nmse < 1e-2);
+  // Both factors nonlinear: psi is the encoder's feature at the holder too (6.2e-6 measured);
+  // relu's factors vanish on half the tokens, where no reference is read (6.7e-9).
+  for (const char* f : {"max(s, t) (exp(dot(a, x[s])) * tanh(dot(b, x[t])))",
+                        "max(s, t) (relu(dot(a, x[s])) * relu(dot(b, x[t])))"}) {
+    const Built both = build(f, {1, 1}, 8, {}, 16, 4, quick());
+    BOOST_TEST_REQUIRE(both.construction.built, f << ": " << both.construction.failure);
+    BOOST_TEST(both.construction.nmse < 1e-3, f);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_same_seed_gives_the_same_network_and_number) {
