@@ -206,7 +206,7 @@ std::vector<Job> first_level(Lowering& st, long layer) {
     return std::any_of(list.begin(), list.end(),
                        [&](const auto& x) { return theorems::same_value(value_of(x), e); });
   };
-  for (const auto& [coefficient, term] : additive_terms(st.output)) {
+  for (const auto& [coefficient, term] : theorems::additive_terms(st.output)) {
     // Terms read by position are read through their sum, as one (readout(st)).
     if ((detail::reads_position(term) && !reads_through_sum(st, term)) || one_level(st, term, states))
       continue;
@@ -258,7 +258,7 @@ std::vector<Job> first_level(Lowering& st, long layer) {
 void readout(Lowering& st) {
   std::vector<Job> jobs;
   std::vector<Value> by_position;
-  for (const auto& [coefficient, term] : additive_terms(leveled(st, st.output))) {
+  for (const auto& [coefficient, term] : theorems::additive_terms(leveled(st, st.output))) {
     if (detail::reads_position(term) && !reads_through_sum(st, term)) {
       by_position.push_back(
           coefficient == 1 ? term
