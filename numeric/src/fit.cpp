@@ -241,6 +241,12 @@ GrowthTest classify_growth(const std::vector<double>& xs,
   return t;
 }
 
+std::optional<bool> grows(const Interval& interval, double tolerance) {
+  if (interval.low > tolerance) return true;
+  if (interval.high <= tolerance) return false;
+  return std::nullopt;
+}
+
 Gap log_gap(const std::vector<std::vector<double>>& low,
             const std::vector<std::vector<double>>& high, std::uint64_t seed, int resamples) {
   std::vector<std::vector<double>> lo;

@@ -222,6 +222,22 @@ BOOST_FIXTURE_TEST_CASE(the_opposite_curves_say_what_training_can_say, Fixture) 
   BOOST_TEST(r.claims[1].why == "M* does not grow in T: contradicts the lower bound");
 }
 
+BOOST_FIXTURE_TEST_CASE(a_rise_whose_interval_crosses_only_the_falling_boundary_is_decided,
+                        Fixture) {
+  // k = 1 needs E = 16 at T = 6 and 8 on seeds 1 and 2, E = 8 elsewhere: M* falls by about a
+  // rung, and resamples that draw seed 3 twice make it fall less. The interval straddles -r,
+  // not +r: M* does not grow, the one question the upper bound asks.
+  const ex::ExperimentResult r = verify(measure(spec, [](const ex::RunConfig& c) {
+    if (c.task.rank != 1) return flat_and_growing(c);
+    return c.task.tokens <= 8 && c.labels.at("seed") != "3" ? 16L : 8L;
+  }));
+  const ex::Claim& k1 = r.claims[0];
+  BOOST_TEST(k1.measured.find("not growing (flat or falling): log10 M* rises") == 0u,
+             k1.measured);
+  BOOST_TEST(ex::to_text(k1.verdict) == "agrees", k1.why);
+  BOOST_TEST(k1.why == "M* does not grow in T: consistent with the upper bound");
+}
+
 BOOST_FIXTURE_TEST_CASE(
     unfinished_searches_a_saturated_ladder_and_unconverged_failures_decide_nothing, Fixture) {
   // Searches not finished: the next rung of each has no run.

@@ -1,5 +1,6 @@
 // Fits recover known exponents, growth and gaps from synthetic data with noise.
 #include <cmath>
+#include <optional>
 
 #include <boost/test/unit_test.hpp>
 
@@ -105,6 +106,15 @@ BOOST_AUTO_TEST_CASE(growth_is_classified_with_its_evidence) {
   const nm::GrowthTest vague = nm::classify_growth(two, power_law(two, 0.01, 0.3, 0.5, 3, 5), "T");
   BOOST_TEST(nm::to_text(vague.growth) == "inconclusive");
   BOOST_TEST(vague.evidence.find("over T = 8..16") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(growth_is_one_sided_flat_and_falling_are_one_answer) {
+  BOOST_TEST((nm::grows({0.3, 0.9}, 0.25) == std::optional<bool>(true)));
+  BOOST_TEST((nm::grows({-0.1, 0.2}, 0.25) == std::optional<bool>(false)));
+  BOOST_TEST((nm::grows({-0.30, 0.16}, 0.25) == std::optional<bool>(false)));  // across -0.25
+  BOOST_TEST((nm::grows({-2.0, -1.0}, 0.25) == std::optional<bool>(false)));
+  BOOST_TEST((nm::grows({0.25, 0.25}, 0.25) == std::optional<bool>(false)));  // on the boundary
+  BOOST_TEST(!nm::grows({0.1, 0.4}, 0.25).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(gap_between_configurations_in_decades) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -156,14 +157,19 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
     const double span = f.x_max - f.x_min;
     const numeric::Interval rise{f.slope_ci.low * span, f.slope_ci.high * span};
     const double r = line.rung;
-    const bool grows = rise.low > r;
-    const bool stays = rise.high < -r || (rise.low >= -r && rise.high <= r);
+    // Flat and falling are one answer to the bounds' question, so only +r separates the
+    // classes (until 2026-12-07 an interval across -r was left undecided).
+    const std::optional<bool> rises = numeric::grows(rise, r);
+    const bool grows = rises == true;
+    const bool stays = rises == false;
     claim.measured = fmt::format(
         "{}: log10 M* rises {:.2f} decades [{:.2f}, {:.2f}] over T = {:g}..{:g} ({:.3f} per "
         "token), one rung {:.2f}; {}",
-        grows   ? "growing"
-        : stays ? "flat"
-                : "inconclusive",
+        grows                     ? "growing"
+        : rise.high < -r          ? "falling"
+        : stays && rise.low >= -r ? "flat"
+        : stays                   ? "not growing (flat or falling)"
+                                  : "inconclusive",
         f.slope * span, rise.low, rise.high, f.x_min, f.x_max, f.slope, r, claim.measured);
     const double predicted = efficient ? 0 : predicted_rise(*line.plan, f.x_min, f.x_max);
     if (!efficient && std::isfinite(predicted) && predicted <= r) {
@@ -175,7 +181,7 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
           predicted, f.x_min, f.x_max, kAccuracy, r);
     } else if (!grows && !stays) {
       claim.why = fmt::format(
-          "the rise's interval straddles a class boundary (one rung, {:.2f} decade)", r);
+          "the rise's interval straddles one rung ({:.2f} decade), the boundary of growth", r);
       claim.need = Need::kSeeds;
     } else if (bottom == xs.size()) {
       claim.why =

@@ -10,6 +10,7 @@
 /// the number of points, sets the width. Everything is on log10 scales.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,11 +74,20 @@ struct GrowthTest {
       evidence;  ///< "slope 1.8 [1.2, 2.4] of log NMSE against log T over T = 8..64, 3 seeds"
 };
 
+/// How far from zero a slope of log NMSE against log T may lie and still count as flat.
+inline constexpr double kFlatSlope = 0.25;
+
 /// Growing if the slope's interval lies above `tolerance`, falling if below -tolerance, flat if
 /// inside [-tolerance, tolerance], inconclusive if it straddles a boundary.
 GrowthTest classify_growth(const std::vector<double>& xs,
                            const std::vector<std::vector<double>>& ys, const std::string& x_name,
-                           double tolerance = 0.25, std::uint64_t seed = 1);
+                           double tolerance = kFlatSlope, std::uint64_t seed = 1);
+
+/// The one question the bounds ask of an interval (a slope, a rise): does the quantity grow?
+/// True if the interval lies above `tolerance`, false if it lies at or below it, none if it
+/// straddles `tolerance`. Flat and falling are the same answer, so an interval across
+/// -tolerance is decided, where classify_growth calls it inconclusive.
+std::optional<bool> grows(const Interval& interval, double tolerance);
 
 /// How many decades separate two sets of configurations: the lowest median of `high` minus the
 /// highest median of `low` (log10), with its bootstrap interval. Positive: every `high`
