@@ -235,9 +235,9 @@ GrowthTest classify_growth(const std::vector<double>& xs,
   t.evidence = fmt::format(
       "slope {:.2f} [{:.2f}, {:.2f}] (Theil-Sen {:.2f}) of log NMSE against log {} over {} = "
       "{:g}..{:g}, "
-      "{} points, up to {} seeds; flat means within +-{:g}",
+      "{} points, up to {} seeds; flat means within +-{:g}, growing above {:g}",
       t.fit.slope, ci.low, ci.high, t.fit.robust_slope, x_name, x_name, t.fit.x_min, t.fit.x_max,
-      t.fit.points, t.fit.seeds, tolerance);
+      t.fit.points, t.fit.seeds, tolerance, tolerance);
   return t;
 }
 
