@@ -216,10 +216,19 @@ std::string to_text(Growth g) {
       return "growing";
     case Growth::kFalling:
       return "falling";
+    case Growth::kNotGrowing:
+      return "not growing (flat or falling)";
     case Growth::kInconclusive:
       return "inconclusive";
   }
   return "";
+}
+
+Growth classify(const Interval& interval, double tolerance) {
+  if (interval.low > tolerance) return Growth::kGrowing;
+  if (!(interval.high <= tolerance)) return Growth::kInconclusive;  // across it, or NaN
+  if (interval.high < -tolerance) return Growth::kFalling;
+  return interval.low >= -tolerance ? Growth::kFlat : Growth::kNotGrowing;
 }
 
 GrowthTest classify_growth(const std::vector<double>& xs,
@@ -228,10 +237,7 @@ GrowthTest classify_growth(const std::vector<double>& xs,
   GrowthTest t;
   t.fit = fit_power_law(xs, ys, seed);
   const Interval& ci = t.fit.slope_ci;
-  t.growth = ci.low > tolerance                             ? Growth::kGrowing
-             : ci.high < -tolerance                         ? Growth::kFalling
-             : ci.low >= -tolerance && ci.high <= tolerance ? Growth::kFlat
-                                                            : Growth::kInconclusive;
+  t.growth = classify(ci, tolerance);
   t.evidence = fmt::format(
       "slope {:.2f} [{:.2f}, {:.2f}] (Theil-Sen {:.2f}) of log NMSE against log {} over {} = "
       "{:g}..{:g}, "
@@ -239,12 +245,6 @@ GrowthTest classify_growth(const std::vector<double>& xs,
       t.fit.slope, ci.low, ci.high, t.fit.robust_slope, x_name, x_name, t.fit.x_min, t.fit.x_max,
       t.fit.points, t.fit.seeds, tolerance, tolerance);
   return t;
-}
-
-std::optional<bool> grows(const Interval& interval, double tolerance) {
-  if (interval.low > tolerance) return true;
-  if (interval.high <= tolerance) return false;
-  return std::nullopt;
 }
 
 Gap log_gap(const std::vector<std::vector<double>>& low,

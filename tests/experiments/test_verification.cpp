@@ -515,22 +515,43 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   BOOST_TEST(ex::to_text(worse.claims[1].verdict) == "disagrees");
   BOOST_TEST(worse.claims[1].why ==
              "the NMSE grows in T: the upper bound is not reached by training with this recipe");
-  // The same growth below the accuracy at every T (depth_separation's two layers under
-  // numeric-4, 2.5e-3 to 6.3e-3): a mean error growing under a sup-norm bound, undecided.
-  const ex::ExperimentResult mild =
-      ex::verify(s, "quick",
-                 measure(s,
-                         [](const ex::RunConfig& c) {
-                           return 1e-3 * std::pow(static_cast<double>(c.task.tokens), 0.7);
-                         }),
-                 engine);
+  // A growth below the accuracy at every T (depth_separation's two layers under numeric-4,
+  // between 2.2e-3 and 9.7e-3): a mean error growing under a sup-norm bound, undecided.
+  const auto mild_growth = [](const ex::RunConfig& c) {
+    return 1e-3 * std::pow(static_cast<double>(c.task.tokens), 0.7);
+  };
+  const ex::ExperimentResult mild = ex::verify(s, "quick", measure(s, mild_growth), engine);
   BOOST_TEST(ex::to_text(mild.claims[1].verdict) == "inconclusive");
   BOOST_TEST(mild.claims[1].measured.find("growing") == 0u, mild.claims[1].measured);
-  BOOST_TEST(mild.claims[1].why.find("the median NMSE grows from ") == 0u, mild.claims[1].why);
+  BOOST_TEST(mild.claims[1].why.find("the median NMSE grows, between ") == 0u,
+             mild.claims[1].why);
   BOOST_TEST(mild.claims[1].why.find(" but stays below the accuracy 0.1 at every T") !=
                  std::string::npos,
              mild.claims[1].why);
   BOOST_TEST(ex::to_text(mild.claims[1].need) == "a wider network");
+  // A growth above the accuracy at every T (0.15 at T = 4 to 0.45 at T = 32): the parameters
+  // the accuracy needs exceed this size at every T, which shows no growth of them.
+  const ex::ExperimentResult above = ex::verify(
+      s, "quick",
+      measure(s,
+              [](const ex::RunConfig& c) {
+                return 0.15 * std::pow(static_cast<double>(c.task.tokens) / 4, 0.53);
+              }),
+      engine);
+  BOOST_TEST(ex::to_text(above.claims[1].verdict) == "inconclusive");
+  BOOST_TEST(above.claims[1].why.find("but never from below the accuracy 0.1 to above it") !=
+                 std::string::npos,
+             above.claims[1].why);
+  // The mild growth with runs not converged at T = 32: longer training decides, and the claim
+  // says so (the accuracy rereads only a disagreement that would otherwise stand).
+  const ex::ExperimentResult unsettled = ex::verify(
+      s, "quick",
+      measure(s, mild_growth, [](const ex::RunConfig& c) { return c.task.tokens != 32; }),
+      engine);
+  BOOST_TEST(ex::to_text(unsettled.claims[1].verdict) == "inconclusive");
+  BOOST_TEST(unsettled.claims[1].why.find("not converged at this budget") == 0u,
+             unsettled.claims[1].why);
+  BOOST_TEST(ex::to_text(unsettled.claims[1].need) == "steps");
   // One layer flat while predicted not efficient: its lower bound is contradicted.
   const ex::ExperimentResult flat = ex::verify(
       s, "quick", measure(s, [](const ex::RunConfig&) { return 1e-3; }), engine);

@@ -1,5 +1,5 @@
 // params_needed: for each architecture, the parameters needed for the stated accuracy, M*,
-// against T (docs/experiments.md, "Parameters needed"): flat when the engine calls it
+// against T (docs/experiments.md, "Parameters needed"): not growing when the engine calls it
 // efficient, growing when not. M* at each T and seed is found by bisection over a ladder of
 // widths (ladder.hpp); log10 M* is fitted against T with a seed bootstrap interval.
 
@@ -157,19 +157,14 @@ void judge_line(const std::string& name, const Line& line, ExperimentResult& out
     const double span = f.x_max - f.x_min;
     const numeric::Interval rise{f.slope_ci.low * span, f.slope_ci.high * span};
     const double r = line.rung;
-    // Flat and falling are one answer to the bounds' question, so only +r separates the
-    // classes (until 2026-12-07 an interval across -r was left undecided).
-    const std::optional<bool> rises = numeric::grows(rise, r);
-    const bool grows = rises == true;
-    const bool stays = rises == false;
+    // Flat and falling are one answer to the bounds' question (numeric::classify).
+    const numeric::Growth rises = numeric::classify(rise, r);
+    const bool grows = rises == numeric::Growth::kGrowing;
+    const bool stays = !grows && rises != numeric::Growth::kInconclusive;
     claim.measured = fmt::format(
         "{}: log10 M* rises {:.2f} decades [{:.2f}, {:.2f}] over T = {:g}..{:g} ({:.3f} per "
         "token), one rung {:.2f}; {}",
-        grows                     ? "growing"
-        : rise.high < -r          ? "falling"
-        : stays && rise.low >= -r ? "flat"
-        : stays                   ? "not growing (flat or falling)"
-                                  : "inconclusive",
+        numeric::to_text(rises),
         f.slope * span, rise.low, rise.high, f.x_min, f.x_max, f.slope, r, claim.measured);
     const double predicted = efficient ? 0 : predicted_rise(*line.plan, f.x_min, f.x_max);
     if (!efficient && std::isfinite(predicted) && predicted <= r) {

@@ -16,14 +16,16 @@
 ///   efficient and grow when it does not. Measured: the slope of log NMSE against log T with
 ///   its interval (numeric/fit.hpp: growing above 0.25, not growing at or below it, flat and
 ///   falling alike). Agrees when the answer matches, disagrees when it is the opposite,
-///   inconclusive when the interval straddles 0.25. An architecture whose median
-///   NMSE is already >= 0.5 at the smallest T has not learnt the target at this budget: its
-///   growth cannot be measured (NMSE is capped near 1), so its claim is inconclusive. A line
-///   predicted not efficient and measured flat disagrees only if its median NMSE falls below
-///   0.1 (params_needed's accuracy) at some T: a flat line of errors the lower bound allows
-///   contradicts nothing, and is inconclusive. A line predicted efficient and measured growing
-///   disagrees only if its median NMSE reaches 0.1 at some T: the upper bound is on the sup-norm
-///   error, and a mean error may grow below it (the plan's own networks do at a fixed size).
+///   inconclusive when the interval straddles 0.25. An architecture whose median NMSE is
+///   already >= 0.5 at the smallest T has not learnt the target at this budget: its growth
+///   cannot be measured (NMSE is capped near 1), so its claim is inconclusive. Growth or
+///   flatness needs converged runs at every T. A disagreement from such runs is then read
+///   against params_needed's accuracy 0.1: a line predicted not efficient and measured flat
+///   disagrees only if its median NMSE falls below 0.1 at some T (a flat line of errors the
+///   lower bound allows contradicts nothing); a line predicted efficient and measured growing
+///   only if its median NMSE rises from below 0.1 at some T to 0.1 or above at a larger one
+///   (the upper bound is on the sup-norm error, and a mean error may grow below it: the plan's
+///   own networks do at a fixed size). Otherwise inconclusive.
 ///   When some architectures are predicted efficient and others not, one more claim compares
 ///   them at the largest T by the gap rule of heads_phase.
 /// - exponent: NMSE against the parameter count M. With the proxy eps ~ sqrt(NMSE Var(y)), the
@@ -32,13 +34,12 @@
 ///   reached by training") if it lies entirely above. A fitted exponent is evidence about a
 ///   rate, not a proof; training adds optimisation error.
 /// - params_needed: for each architecture, M*, the parameters needed for a best validation NMSE
-///   below 0.1, must stay flat in T when the engine calls it efficient and grow when it does
+///   below 0.1, must not grow in T when the engine calls it efficient and grow when it does
 ///   not. M* at each T and seed is the first rung of a ladder of widths (the spec's `arm`) that
 ///   reaches the accuracy, found by bisection; measured: the rise of log10 M* over the fitted T
 ///   (least squares against T, seed bootstrap interval), growing above one rung, not growing
-///   at or below it. A T is fitted
-///   with 3 seeds each on the ladder; a claim needs 4 fitted T, and the failed runs below M*
-///   converged (docs/experiments.md, "Parameters needed").
+///   at or below it. A T is fitted with 3 seeds each on the ladder; a claim needs 4 fitted T,
+///   and the failed runs below M* converged (docs/experiments.md, "Parameters needed").
 ///
 /// What a verdict can mean: training can contradict a lower bound (not efficient), or show that
 /// this recipe does not reach an upper bound (efficient); it never shows an upper bound tight,
@@ -106,7 +107,8 @@ enum class Need {
   kRuns,         ///< runs of the profile without a result yet, or searches not finished
   kSeeds,        ///< more seeds: an interval straddles a boundary, or too few seeds
   kSteps,        ///< more steps: runs that did not pass the plateau test
-  kWiderLadder,  ///< a wider network: saturated at this width, or M* above the ladder
+  kWiderLadder,  ///< a wider network, or M* on a ladder: saturated at this width, M* above
+                 ///< the ladder, or a fixed size's line that only M* decides
 };
 /// "nothing", "runs", "seeds", "steps", "a wider network".
 std::string to_text(Need n);

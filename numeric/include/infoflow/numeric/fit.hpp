@@ -10,7 +10,6 @@
 /// the number of points, sets the width. Everything is on log10 scales.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +63,11 @@ ExponentialFit fit_exponential(const std::vector<double>& xs,
                                const std::vector<std::vector<double>>& ys, std::uint64_t seed = 1,
                                int resamples = 2000);
 
-enum class Growth { kFlat, kGrowing, kFalling, kInconclusive };
+/// Whether a quantity grows, the one question the bounds ask of a slope or a rise. Flat and
+/// falling are the same answer, so kNotGrowing (at or below the tolerance, across its negative)
+/// is decided; only kInconclusive (across the tolerance) is not.
+enum class Growth { kFlat, kGrowing, kFalling, kNotGrowing, kInconclusive };
+/// "flat", "growing", "falling", "not growing (flat or falling)", "inconclusive".
 std::string to_text(Growth g);
 
 struct GrowthTest {
@@ -77,17 +80,15 @@ struct GrowthTest {
 /// How far from zero a slope of log NMSE against log T may lie and still count as flat.
 inline constexpr double kFlatSlope = 0.25;
 
-/// Growing if the slope's interval lies above `tolerance`, falling if below -tolerance, flat if
-/// inside [-tolerance, tolerance], inconclusive if it straddles a boundary.
+/// Growing if the interval lies above `tolerance`; else falling if below -tolerance, flat if
+/// inside [-tolerance, tolerance], not growing if across -tolerance; inconclusive if it
+/// straddles `tolerance` (until 2026-12-07 an interval across -tolerance was inconclusive too).
+Growth classify(const Interval& interval, double tolerance);
+
+/// The slope of log NMSE against log x, classified by `classify`.
 GrowthTest classify_growth(const std::vector<double>& xs,
                            const std::vector<std::vector<double>>& ys, const std::string& x_name,
                            double tolerance = kFlatSlope, std::uint64_t seed = 1);
-
-/// The one question the bounds ask of an interval (a slope, a rise): does the quantity grow?
-/// True if the interval lies above `tolerance`, false if it lies at or below it, none if it
-/// straddles `tolerance`. Flat and falling are the same answer, so an interval across
-/// -tolerance is decided, where classify_growth calls it inconclusive.
-std::optional<bool> grows(const Interval& interval, double tolerance);
 
 /// How many decades separate two sets of configurations: the lowest median of `high` minus the
 /// highest median of `low` (log10), with its bootstrap interval. Positive: every `high`
