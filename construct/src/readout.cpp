@@ -99,7 +99,8 @@ Job readout_job(Lowering& st, const Value& e, double c, long into) {
   // A maximum or minimum of a few values the readout holds (of E1's vertex products, say) is
   // fitted where it is not one level; other functions are not.
   const auto* combined = std::get_if<Value::Combined>(&e.what);
-  part.fitted_if_needed = combined != nullptr && combined->op != targets::ReduceOp::kSum;
+  part.fitted_if_needed = combined != nullptr && (combined->op == targets::ReduceOp::kMax ||
+                                                   combined->op == targets::ReduceOp::kMin);
   const std::vector<long> part_inputs = part.inputs;
   const Value t = e;
   if (detail::reads_position(e)) require_through_sum(st, e, "the readout MLP");

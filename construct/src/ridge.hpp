@@ -42,12 +42,12 @@ std::optional<RidgeSum> decompose(const Function& f, const Eigen::VectorXd& scal
                                   std::uint64_t seed, std::string& why,
                                   const std::vector<Eigen::VectorXd>& data = {});
 
-/// The least-squares fit of f over `data` by at most `units` ReLU units (kFitMostUnits, and
-/// one for each sixteen data), for a function of a few held values that no decomposition writes in one FFN
-/// level (a maximum of four products): a constant, a linear form and ridges along the inputs,
-/// their differences and random directions (seed), each a sum of ReLUs with kinks at quantiles
-/// of its projection, so that the fit is written exactly and its error is the fit's. `error`:
-/// its NMSE on `data`.
+/// The least-squares fit of f over `data` by at most `units` ReLU units (and kFitMostUnits,
+/// and one for each kFitDataPerUnit data), for a function of a few held values that no
+/// decomposition writes in one FFN level (a maximum of four products): a constant, a linear
+/// form and ridges along the inputs, their differences and random directions (seed), each a sum
+/// of ReLUs with kinks at quantiles of its projection, so that the fit is written exactly and
+/// its error is the fit's. `error`: its NMSE on `data`.
 RidgeSum fit(const Function& f, const std::vector<Eigen::VectorXd>& data,
              const Eigen::VectorXd& scale, long units, std::uint64_t seed, double& error);
 /// Kinks a fitted ridge has (units a ridge).

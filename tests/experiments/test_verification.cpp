@@ -552,6 +552,16 @@ BOOST_AUTO_TEST_CASE(growth_in_T_claims_and_the_saturation_rule) {
   BOOST_TEST(unsettled.claims[1].why.find("not converged at this budget") == 0u,
              unsettled.claims[1].why);
   BOOST_TEST(ex::to_text(unsettled.claims[1].need) == "steps");
+  // The mild growth with no run at T = 32: a missing T cannot turn it into a disagreement.
+  std::vector<ex::RunRecord> without = measure(s, mild_growth);
+  without.erase(std::remove_if(without.begin(), without.end(),
+                               [](const ex::RunRecord& r) { return r.labels.at("T") == "32"; }),
+                without.end());
+  const ex::ExperimentResult gap = ex::verify(s, "quick", without, engine);
+  BOOST_TEST(ex::to_text(gap.claims[1].verdict) == "inconclusive");
+  BOOST_TEST(gap.claims[1].why.find(" but stays below the accuracy 0.1 at every T") !=
+                 std::string::npos,
+             gap.claims[1].why);
   // One layer flat while predicted not efficient: its lower bound is contradicted.
   const ex::ExperimentResult flat = ex::verify(
       s, "quick", measure(s, [](const ex::RunConfig&) { return 1e-3; }), engine);

@@ -3,7 +3,6 @@
 // T (the rules are in verification.hpp).
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -22,9 +21,11 @@ namespace {
 
 /// Rereads a disagreement from converged runs against the accuracy kAccuracy (params_needed's):
 /// what a line at a fixed size shows about the parameters that accuracy needs. `s` holds the
-/// line's medians in increasing T, one for each of the line's `points` values of T.
-void reread_against_accuracy(bool efficient, const Series& s, std::size_t points, Claim& claim) {
-  if (s.median.size() != points || s.median.empty()) return;  // a T without a median
+/// line's medians in increasing T. A T without a median cannot keep a disagreement the others
+/// show (a T below the accuracy, a rise across it), and one that would turn it undecided leaves
+/// it undecided either way.
+void reread_against_accuracy(bool efficient, const Series& s, Claim& claim) {
+  if (s.median.empty()) return;
   const auto [lowest, highest] = std::minmax_element(s.median.begin(), s.median.end());
   if (!efficient) {
     // A lower bound allows any error above the one it names: a line that never comes below the
@@ -109,11 +110,7 @@ void judge_line(const SlopeLine& line, Series& s, Claim& claim) {
   const std::string unconverged = not_converged(line.members, "of this line");
   const bool firm = unconverged.empty() && line.fitted.size() >= kMinFitPoints &&
                     too_few_seeds(line.fitted).empty();
-  if (claim.verdict == Agreement::kDisagrees && firm) {
-    std::set<double> ts;
-    for (const Cell* c : line.members) ts.insert(static_cast<double>(c->tokens));
-    reread_against_accuracy(efficient, s, ts.size(), claim);
-  }
+  if (claim.verdict == Agreement::kDisagrees && firm) reread_against_accuracy(efficient, s, claim);
   if (claim.verdict != Agreement::kInconclusive && !unconverged.empty()) {
     claim.verdict = Agreement::kInconclusive;
     claim.why = unconverged;

@@ -21,7 +21,8 @@ namespace {
 /// is obtained, where it lives, what it needs, what it carries), outputs, chains of masked
 /// retrievals and interchangeable copies, and the same verdicts before any placement (outside,
 /// order-dependent, blocked). Then their plans have the same verdict on every architecture
-/// (names and words aside), and the second reading adds nothing. A field the placement or pricing comes to read belongs here too.
+/// (names and words aside), and the second reading adds nothing. A field the placement or
+/// pricing comes to read belongs here too.
 bool planned_alike(const Program& a, const Program& b) {
   const auto planned = [](const Quantity& q) {
     return std::tie(q.holder, q.mode, q.needs, q.needs_at_tokens, q.needs_ffn, q.positions,
